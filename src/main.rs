@@ -1,0 +1,135 @@
+//! The `annex` executable: with no subcommand it speaks the engine
+//! protocols on stdin/stdout; subcommands are command-line tools.
+
+use annex::perft::{divide, Convention, PerftOptions};
+use annex::position::Position;
+use annex::rules::RuleSet;
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(name = "annex", version, about = "Annex, an Othello/Reversi engine")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(clap::Args, Clone, Default)]
+struct RuleArgs {
+    /// Start position: diagonal, parallel or free.
+    #[arg(long, default_value = "diagonal")]
+    start: String,
+    /// Flips: all or one-line.
+    #[arg(long, default_value = "all")]
+    flips: String,
+    /// Tie rule: draw or second.
+    #[arg(long, default_value = "draw")]
+    tie: String,
+    /// Scoring: wof or count.
+    #[arg(long, default_value = "wof")]
+    scoring: String,
+}
+
+impl RuleArgs {
+    fn rules(&self) -> Result<RuleSet, String> {
+        let mut r = RuleSet::default();
+        for (k, v) in [
+            ("start", &self.start),
+            ("flips", &self.flips),
+            ("tie", &self.tie),
+            ("scoring", &self.scoring),
+        ] {
+            r.set(k, v).map_err(|e| e.to_string())?;
+        }
+        Ok(r)
+    }
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count the leaves of the game tree.
+    Perft(PerftArgs),
+}
+
+#[derive(clap::Args)]
+struct PerftArgs {
+    /// Depth in plies.
+    depth: u32,
+    /// Print the count below each move.
+    #[arg(long)]
+    divide: bool,
+    /// Pass convention: oeis, carry or nopass.
+    #[arg(long, default_value = "oeis")]
+    convention: String,
+    /// Threads.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Count table size in MiB.
+    #[arg(long, default_value_t = 256)]
+    hash: usize,
+    /// Start from this board: "<64 chars> <X|O>".
+    #[arg(long)]
+    board: Option<String>,
+    /// Then play this transcript.
+    #[arg(long)]
+    moves: Option<String>,
+    #[command(flatten)]
+    rules: RuleArgs,
+}
+
+fn run_perft(a: &PerftArgs) -> Result<(), String> {
+    let rules = a.rules.rules()?;
+    let conv: Convention = a.convention.parse()?;
+    let mut pos = match &a.board {
+        Some(b) => b.parse::<Position>().map_err(|e| e.to_string())?,
+        None => Position::start(&rules),
+    };
+    if let Some(m) = &a.moves {
+        pos = pos.play_transcript(m, &rules).map_err(|e| e.to_string())?.0;
+    }
+    let depth = a.depth;
+    let t = Instant::now();
+    let opt = PerftOptions {
+        convention: conv,
+        threads: a.threads.max(1),
+        hash_mb: a.hash.max(1),
+    };
+    let total = if depth == 0 {
+        1
+    } else if pos.is_game_over(&rules) {
+        annex::perft::perft_with(&pos.board, &rules, depth, opt)
+    } else {
+        let parts = divide(&pos.board, &rules, depth, opt);
+        if a.divide {
+            for (m, n) in &parts {
+                println!("{m} {n}");
+            }
+        }
+        parts.iter().map(|x| x.1).sum()
+    };
+    let s = t.elapsed().as_secs_f64();
+    println!(
+        "{total} leaves, depth {depth}, {conv}, {s:.3} s, {:.0} leaves/s",
+        total as f64 / s.max(1e-9)
+    );
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
+        .target(env_logger::Target::Stderr)
+        .init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => Err("protocol loop not built yet".to_string()),
+        Some(Command::Perft(a)) => run_perft(&a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("annex: error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,5 @@
+//! Integration tests: one target, modules per concept.
+
+mod util;
+
+mod perft;
