@@ -1,13 +1,22 @@
 //! Annex: an Othello/Reversi engine.
 //!
 //! Modules are listed lowest layer first; a module uses only those above it
-//! in this list.
+//! in this list (`rustfmt.toml` keeps this order).
 #![warn(missing_docs)]
 
-pub mod bitboard; // u64 helpers: rays, shifts, symmetries
-pub mod board; // Board {player, opponent}: legal moves, flips, scores
-pub mod moves; // Move, MoveList, rule-aware move generation and play
+/// Squares a1..h8 and the 8 directions.
+pub mod square;
+/// The rule options of RULES.md.
+pub mod rules;
+/// `u64` helpers: rays, shifts, symmetries.
+pub mod bitboard;
+/// `Board {player, opponent}`: legal moves, flips, scores.
+pub mod board;
+/// `Move`, `MoveList`, rule-aware move generation and play.
+pub mod moves;
+/// `Position` (absolute side), board strings, transcripts, OBF.
+pub mod position;
+/// Leaf counting under three pass conventions.
 pub mod perft;
-pub mod position; // Position (absolute side), board strings, transcripts, OBF
-pub mod rules; // the rule options of RULES.md
-pub mod square; // squares a1..h8 and the 8 directions // leaf counting under three pass conventions
+/// Static evaluation: interface and evaluators.
+pub mod eval;
