@@ -20,3 +20,9 @@ pub mod position;
 pub mod perft;
 /// Static evaluation: interface and evaluators.
 pub mod eval;
+/// Readers for game databases (WTHOR, Logistello).
+pub mod gamedb;
+/// The opening book: format, lookup, building.
+pub mod book;
+/// Command-line tools behind `annex <subcommand>`.
+pub mod tools;

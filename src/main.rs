@@ -1,10 +1,12 @@
 //! The `annex` executable: with no subcommand it speaks the engine
 //! protocols on stdin/stdout; subcommands are command-line tools.
 
+use annex::book::build::BuildOptions;
 use annex::perft::{divide, Convention, PerftOptions};
 use annex::position::Position;
 use annex::rules::RuleSet;
 use clap::{Parser, Subcommand};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -50,6 +52,37 @@ impl RuleArgs {
 enum Command {
     /// Count the leaves of the game tree.
     Perft(PerftArgs),
+    /// Build or query the opening book.
+    #[command(subcommand)]
+    Book(BookCommand),
+}
+
+#[derive(Subcommand)]
+enum BookCommand {
+    /// Build a book from WTHOR game files.
+    Build {
+        /// Output file.
+        #[arg(long, default_value = "book/annex.book")]
+        out: PathBuf,
+        /// Plies of each game taken into the book.
+        #[arg(long, default_value_t = 20)]
+        plies: usize,
+        /// Games a move needs to enter the book.
+        #[arg(long, default_value_t = 4)]
+        min_games: u32,
+        /// WTHOR files (.wtb).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Show the book moves after a transcript.
+    Show {
+        /// Book file (default: the embedded book).
+        #[arg(long)]
+        file: Option<PathBuf>,
+        /// Moves from the start position.
+        #[arg(default_value = "")]
+        moves: String,
+    },
 }
 
 #[derive(clap::Args)]
@@ -124,6 +157,16 @@ fn main() -> ExitCode {
     let result = match cli.command {
         None => Err("protocol loop not built yet".to_string()),
         Some(Command::Perft(a)) => run_perft(&a),
+        Some(Command::Book(BookCommand::Build {
+            out,
+            plies,
+            min_games,
+            files,
+        })) => annex::tools::book::build(&files, BuildOptions { plies, min_games }, &out)
+            .map(|s| println!("{s}")),
+        Some(Command::Book(BookCommand::Show { file, moves })) => {
+            annex::tools::book::show(file.as_deref(), &moves).map(|s| println!("{s}"))
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,64 @@
+//! `annex book build` and `annex book show`.
+
+use crate::book::build::{BuildOptions, Builder};
+use crate::book::Book;
+use crate::gamedb::parse_wthor;
+use crate::position::Position;
+use crate::rules::RuleSet;
+use std::path::{Path, PathBuf};
+
+/// Builds a book from WTHOR files and writes it to `out`. Each game's
+/// outcome is its theoretical score when the file has one, else its
+/// final score. Returns a one-line summary.
+///
+/// # Errors
+/// Unreadable or malformed input files, or an unwritable output.
+pub fn build(files: &[PathBuf], opt: BuildOptions, out: &Path) -> Result<String, String> {
+    let mut b = Builder::new(opt);
+    for f in files {
+        let bytes = std::fs::read(f).map_err(|e| format!("{}: {e}", f.display()))?;
+        let w = parse_wthor(&bytes).map_err(|e| format!("{}: {e}", f.display()))?;
+        for g in &w.games {
+            let black = match (w.theoretical_depth, g.theoretical, g.black_discs) {
+                (d, Some(t), _) if d > 0 => t,
+                (_, _, Some(b)) => b,
+                _ => continue,
+            };
+            b.add_game(&g.moves, 2 * black as i32 - 64);
+        }
+        log::info!("{}: {} games", f.display(), w.games.len());
+    }
+    let book = b.finish();
+    std::fs::write(out, book.to_bytes()).map_err(|e| format!("{}: {e}", out.display()))?;
+    let (games, rejected) = b.counts();
+    Ok(format!(
+        "book: {} positions from {games} games ({rejected} rejected), {} plies, min {} games -> {}",
+        book.len(),
+        opt.plies,
+        opt.min_games,
+        out.display()
+    ))
+}
+
+/// The book moves after `moves` from the start, one line each
+/// (`<move> <score> <games>`), from `file` or the embedded book.
+///
+/// # Errors
+/// A bad transcript or book file.
+pub fn show(file: Option<&Path>, moves: &str) -> Result<String, String> {
+    let book = match file {
+        Some(f) => Book::load(f).map_err(|e| e.to_string())?,
+        None => Book::default_book(),
+    };
+    let r = RuleSet::default();
+    let pos = Position::from_transcript(moves, &r).map_err(|e| e.to_string())?;
+    let lines = book.lookup(&pos.board);
+    if lines.is_empty() {
+        return Ok("(not in book)".into());
+    }
+    Ok(lines
+        .iter()
+        .map(|c| format!("{} {:+} {}", c.mv, c.score, c.games))
+        .collect::<Vec<_>>()
+        .join("\n"))
+}
