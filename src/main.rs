@@ -102,10 +102,10 @@ struct PerftArgs {
     #[arg(long, default_value_t = 256)]
     hash: usize,
     /// Start from this board: "<64 chars> <X|O>".
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     board: Option<String>,
     /// Then play this transcript.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     moves: Option<String>,
     #[command(flatten)]
     rules: RuleArgs,

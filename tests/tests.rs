@@ -3,3 +3,6 @@
 mod util;
 
 mod perft;
+mod reference;
+mod games;
+mod notation;
