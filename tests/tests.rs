@@ -3,3 +3,5 @@
 mod util;
 
 mod perft;
+mod endgame;
+mod search;
