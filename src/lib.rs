@@ -24,5 +24,9 @@ pub mod eval;
 pub mod gamedb;
 /// The opening book: format, lookup, building.
 pub mod book;
+/// Search: PVS, endgame solver, transposition table, threads.
+pub mod search;
+/// The engine facade: options, non-blocking search, events.
+pub mod engine;
 /// Command-line tools behind `annex <subcommand>`.
 pub mod tools;

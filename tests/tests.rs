@@ -6,3 +6,5 @@ mod perft;
 mod reference;
 mod games;
 mod notation;
+mod endgame;
+mod search;
