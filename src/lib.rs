@@ -24,3 +24,5 @@ pub mod eval;
 pub mod search;
 /// The engine facade: options, non-blocking search, events.
 pub mod engine;
+/// The protocols: UCI-style, NBoard, GTP; the only stdout writer.
+pub mod protocol;

@@ -5,3 +5,7 @@ mod util;
 mod perft;
 mod endgame;
 mod search;
+mod fuzz;
+mod protocol;
+mod protocol_gtp;
+mod protocol_nboard;
