@@ -28,5 +28,7 @@ pub mod book;
 pub mod search;
 /// The engine facade: options, non-blocking search, events.
 pub mod engine;
+/// The protocols: UCI-style, NBoard, GTP; the only stdout writer.
+pub mod protocol;
 /// Command-line tools behind `annex <subcommand>`.
 pub mod tools;

@@ -8,3 +8,7 @@ mod games;
 mod notation;
 mod endgame;
 mod search;
+mod fuzz;
+mod protocol;
+mod protocol_gtp;
+mod protocol_nboard;
