@@ -28,12 +28,21 @@
 //! "this move, then the rollout policy", so the player is one step of
 //! policy improvement over its rollout policy.
 //!
-//! Rollout policy: win the most valuable tile available now (by the
-//! objective); otherwise pick a move at random, weighted to prefer moves
-//! that reveal tiles or prepare a capture (a disc of the right colour next
-//! to a face-up tile with the opposite square empty) and to avoid moves
-//! that make a tile unwinnable. A rollout stops as soon as no tile can be
-//! won any more ([`SoloState::is_settled`]).
+//! Rollout policy (cheap, bitboard-only, sees no hidden tile):
+//! - win the most valuable tile available now (by the objective), but a
+//!   capture that lands on an *avoided* square (below) is put off half the
+//!   time when a safe move exists — it usually stays available;
+//! - otherwise pick a random legal move off the avoided squares, three times
+//!   in four among those that turn up a tile or prepare a capture (a disc of
+//!   the right colour next to a face-up tile whose opposite square is empty);
+//! - avoided squares concern tiles with a single open line left: an end of
+//!   it whose other end is a disc (filling it kills the tile); either end of
+//!   it while the tile is face down (a blind choice of colour — edge tiles
+//!   are the typical case: the edge discs beside them can never turn); and,
+//!   for a face-up tile, its ends for a disc of the tile's own colour.
+//!
+//! A rollout stops as soon as no tile can be won any more
+//! ([`SoloState::is_settled`]).
 //!
 //! Limits: the estimate is only as good as the rollout policy (one step of
 //! improvement, not an optimal policy); the variant's all-blanks bonus is
@@ -200,6 +209,47 @@ fn threat_squares(state: &SoloState, c: Color) -> u64 {
     m & empty
 }
 
+/// Squares the rollout policy avoids for each colour (Black, White), all
+/// about tiles with a single open line left (see
+/// [`SoloState::dead_tiles`]): an end of that line when the other end is a
+/// disc (any disc there kills the tile, unless it wins it, which the policy
+/// has already tried); either end when the tile is face down (a blind
+/// commitment of colour: edge discs next to an edge tile can never turn);
+/// and, for a face-up tile, its ends for a disc of the tile's own colour.
+fn avoid_squares(s: &SoloState) -> [u64; 2] {
+    let discs = s.discs(Color::Black) | s.discs(Color::White);
+    let free = !discs;
+    let axes = [
+        (Direction::N, Direction::S),
+        (Direction::E, Direction::W),
+        (Direction::NE, Direction::SW),
+        (Direction::NW, Direction::SE),
+    ];
+    let mut open = [0u64; 4];
+    let (mut seen, mut two) = (0u64, 0u64);
+    for (k, &(a, b)) in axes.iter().enumerate() {
+        let both = shift(!0, a) & shift(!0, b);
+        open[k] = s.tiles() & both & (shift(free, a) | shift(free, b));
+        two |= seen & open[k];
+        seen |= open[k];
+    }
+    let single = seen & !two;
+    let (mut all, mut own) = (0u64, [0u64; 2]);
+    for (k, &(a, b)) in axes.iter().enumerate() {
+        let t = single & open[k];
+        // The b-neighbour is a disc: the a-neighbour is critical, and back.
+        all |= shift(t & shift(discs, a), a) | shift(t & shift(discs, b), b);
+        let ends = |x: u64| shift(x, a) | shift(x, b);
+        all |= ends(t & s.face_down());
+        own[0] |= ends(t & s.face_up(Color::Black));
+        own[1] |= ends(t & s.face_up(Color::White));
+    }
+    let e = s.empty();
+    [(all | own[0]) & e, (all | own[1]) & e]
+}
+
+const POSTPONE_IN: u64 = 2;
+
 /// Finishes the game with the rollout policy; returns the final score.
 fn rollout(s: &mut SoloState, deal: &Deal, rng: &mut Rng, obj: Objective) -> u32 {
     let reveal = |sq: Square| deal.at(sq).expect("sampled tile");
@@ -211,24 +261,38 @@ fn rollout(s: &mut SoloState, deal: &Deal, rng: &mut Rng, obj: Objective) -> u32
             s.capture_squares(Color::Black),
             s.capture_squares(Color::White),
         ];
+        let legal = [s.legal_squares(Color::Black), s.legal_squares(Color::White)];
+        if legal[0] | legal[1] == 0 {
+            break;
+        }
+        let avoid = avoid_squares(s);
+        let safe = [legal[0] & !avoid[0], legal[1] & !avoid[1]];
         if cap[0] | cap[1] != 0 {
+            // The most valuable capture; among equals, one off the avoided
+            // squares. A capture on an avoided square is put off half the
+            // time when a safe move exists (it usually stays available).
             let mut best = None;
             let mut best_v = 0;
             for (k, color) in [Color::Black, Color::White].into_iter().enumerate() {
                 for square in Squares(cap[k]) {
                     let m = SoloMove { color, square };
-                    let v = tiles_value(s, s.effect(m).1, obj);
+                    let v = 2 * tiles_value(s, s.effect(m).1, obj)
+                        + u32::from(avoid[k] & square.bit() == 0);
                     if best.is_none() || v > best_v {
                         best = Some(m);
                         best_v = v;
                     }
                 }
             }
-            s.play_unchecked(best.expect("a capture"), reveal);
-            continue;
+            let postpone = best_v & 1 == 0
+                && (safe[0] & !cap[0]) | (safe[1] & !cap[1]) != 0
+                && rng.below(POSTPONE_IN) == 0;
+            if !postpone {
+                s.play_unchecked(best.expect("a capture"), reveal);
+                continue;
+            }
         }
-        let legal = [s.legal_squares(Color::Black), s.legal_squares(Color::White)];
-        if legal[0] | legal[1] == 0 || s.dead_tiles() == s.tiles() {
+        if s.dead_tiles() == s.tiles() {
             break;
         }
         // Preferred moves: reveal a tile or prepare a capture.
@@ -239,11 +303,13 @@ fn rollout(s: &mut SoloState, deal: &Deal, rng: &mut Rng, obj: Objective) -> u32
             | shift(fd, Direction::W))
             & s.empty();
         let good = [
-            legal[0] & (reveal_sq | threat_squares(s, Color::Black)),
-            legal[1] & (reveal_sq | threat_squares(s, Color::White)),
+            safe[0] & (reveal_sq | threat_squares(s, Color::Black)),
+            safe[1] & (reveal_sq | threat_squares(s, Color::White)),
         ];
         let pool = if good[0] | good[1] != 0 && rng.below(4) != 0 {
             good
+        } else if safe[0] | safe[1] != 0 {
+            safe
         } else {
             legal
         };
