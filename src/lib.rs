@@ -16,6 +16,8 @@ pub mod board;
 pub mod moves;
 /// `Position` (absolute side), board strings, transcripts, OBF.
 pub mod position;
+/// The solo puzzle (Knizia): rules on bitboards, dealing, players.
+pub mod solo;
 /// Leaf counting under three pass conventions.
 pub mod perft;
 /// Static evaluation: interface and evaluators.

@@ -59,6 +59,8 @@ enum Command {
     /// Build or query the opening book.
     #[command(subcommand)]
     Book(BookCommand),
+    /// The solo puzzle: play dealt games with a player, or interactively.
+    Solo(annex::tools::solo::SoloArgs),
 }
 
 #[derive(Subcommand)]
@@ -178,6 +180,7 @@ fn main() -> ExitCode {
         Some(Command::Book(BookCommand::Show { file, moves })) => {
             annex::tools::book::show(file.as_deref(), &moves).map(|s| println!("{s}"))
         }
+        Some(Command::Solo(a)) => annex::tools::solo::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

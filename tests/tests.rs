@@ -12,3 +12,4 @@ mod fuzz;
 mod protocol;
 mod protocol_gtp;
 mod protocol_nboard;
+mod solo;

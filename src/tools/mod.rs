@@ -3,3 +3,4 @@
 //! their report is their whole output).
 
 pub mod book;
+pub mod solo;

@@ -1,0 +1,313 @@
+//! `annex solo`: the solo puzzle of `RULES.md`.
+//!
+//! Batch mode plays `--games` dealt games (deal `seed`, `seed + 1`, …) with
+//! a player and prints one line per game, then a summary line:
+//!
+//! ```text
+//! game 1 seed 1: 15 tiles, variant 62, 44 moves, 0.210 s
+//! …
+//! mean 14.80 tiles, variant 63.10, over 10 games (mc, 32 rollouts), 0.205 s/game
+//! ```
+//!
+//! `--show` adds every move and the board after it. `--interactive` deals
+//! one game (`--seed`) and reads commands from stdin: `x f4` / `o c5`
+//! (colour and square), `stop`, `hint`, `moves`, `board`, `help`. A bad
+//! line gets one `error: …` line and changes nothing; end of input ends
+//! the game cleanly.
+
+use crate::bitboard::Squares;
+use crate::solo::player::{play_out, MonteCarlo, MonteCarloConfig, RandomPlayer, SoloPlayer};
+use crate::solo::{Layout, MoveEffect, Objective, SoloGame, SoloMove, SoloState};
+use std::io::{BufRead, Write};
+use std::time::Instant;
+
+/// Arguments of `annex solo`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct SoloArgs {
+    /// Number of games to play.
+    #[arg(long, default_value_t = 10)]
+    pub games: u32,
+    /// Seed of the first deal (game i uses seed + i).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The 24 tile squares, e.g. "c1 f1 b2 …" (default: RULES.md's layout).
+    #[arg(long)]
+    pub layout: Option<String>,
+    /// Score by the variant (sum of numbers, doubled with all four blanks).
+    #[arg(long)]
+    pub variant: bool,
+    /// Print every move and the board after it.
+    #[arg(long)]
+    pub show: bool,
+    /// Player: mc (Monte-Carlo) or random.
+    #[arg(long, default_value = "mc")]
+    pub player: String,
+    /// Sampled deals per legal move for the Monte-Carlo player.
+    #[arg(long, default_value_t = 32)]
+    pub rollouts: u32,
+    /// Play one game yourself, reading moves from stdin.
+    #[arg(long)]
+    pub interactive: bool,
+}
+
+impl SoloArgs {
+    fn objective(&self) -> Objective {
+        if self.variant {
+            Objective::Variant
+        } else {
+            Objective::Tiles
+        }
+    }
+
+    fn layout(&self) -> Result<Layout, String> {
+        match &self.layout {
+            Some(s) => s.parse().map_err(|e| format!("{e}")),
+            None => Ok(Layout::default()),
+        }
+    }
+
+    fn player(&self, seed: u64) -> Result<Box<dyn SoloPlayer>, String> {
+        match self.player.to_ascii_lowercase().as_str() {
+            "mc" => Ok(Box::new(MonteCarlo::new(MonteCarloConfig {
+                rollouts: self.rollouts.max(1),
+                objective: self.objective(),
+                seed,
+            }))),
+            "random" => Ok(Box::new(RandomPlayer::new(seed))),
+            p => Err(format!("unknown player '{p}' (expected mc or random)")),
+        }
+    }
+}
+
+/// Runs `annex solo` on stdin/stdout.
+///
+/// # Errors
+/// A bad layout or player name; an output error other than a broken pipe.
+pub fn run(a: &SoloArgs) -> Result<(), String> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let r = if a.interactive {
+        interactive(std::io::stdin().lock(), &mut out, a)
+    } else {
+        batch(&mut out, a)
+    };
+    match r {
+        Err(Failure::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(e.to_string()),
+        Ok(()) => Ok(()),
+    }
+}
+
+/// An error of a solo run.
+#[derive(Debug)]
+pub enum Failure {
+    /// Bad arguments.
+    Args(String),
+    /// Writing the report failed.
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Args(s) => f.write_str(s),
+            Failure::Io(e) => write!(f, "output: {e}"),
+        }
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Failure {
+        Failure::Io(e)
+    }
+}
+
+/// Describes a move's effect: `x d3: turns 1, wins o7, reveals c3=x4 d2=o-`.
+pub fn describe(m: SoloMove, fx: &MoveEffect, before: &SoloState, after: &SoloState) -> String {
+    let won: Vec<String> = Squares(fx.captured)
+        .map(|sq| {
+            format!(
+                "{}={}",
+                sq,
+                before.tile_at(sq).map_or("?".into(), |t| t.to_string())
+            )
+        })
+        .collect();
+    let rev: Vec<String> = Squares(fx.revealed)
+        .map(|sq| {
+            format!(
+                "{}={}",
+                sq,
+                after.tile_at(sq).map_or("?".into(), |t| t.to_string())
+            )
+        })
+        .collect();
+    let list = |v: Vec<String>| {
+        if v.is_empty() {
+            "-".into()
+        } else {
+            v.join(" ")
+        }
+    };
+    format!(
+        "{m}: turns {}, wins {}, reveals {}",
+        fx.flipped.count_ones(),
+        list(won),
+        list(rev)
+    )
+}
+
+/// Batch mode: plays the games and writes the report to `out`.
+///
+/// # Errors
+/// Bad arguments or an output error.
+pub fn batch(out: &mut impl Write, a: &SoloArgs) -> Result<(), Failure> {
+    let layout = a.layout().map_err(Failure::Args)?;
+    let obj = a.objective();
+    let name = a.player.to_ascii_lowercase();
+    a.player(0).map_err(Failure::Args)?;
+    let (mut tiles, mut variant, mut secs) = (0u64, 0u64, 0f64);
+    for i in 0..a.games {
+        let seed = a.seed.wrapping_add(u64::from(i));
+        let mut game = SoloGame::deal(&layout, seed);
+        let mut player = a.player(seed).map_err(Failure::Args)?;
+        let t = Instant::now();
+        if a.show {
+            writeln!(out, "game {} seed {seed}\n{}", i + 1, game.state())?;
+            while !game.is_over() {
+                let before = game.state().clone();
+                match player.choose(&before) {
+                    Some(m) => {
+                        let fx = game.play(m).map_err(|e| Failure::Args(e.to_string()))?;
+                        let n = game.history().len();
+                        writeln!(out, "{n}. {}", describe(m, &fx, &before, game.state()))?;
+                        writeln!(out, "{}", game.state())?;
+                    }
+                    None => {
+                        writeln!(out, "stop: no tile can be won any more")?;
+                        game.stop();
+                    }
+                }
+            }
+        } else {
+            play_out(&mut game, player.as_mut()).map_err(|e| Failure::Args(e.to_string()))?;
+        }
+        let s = t.elapsed().as_secs_f64();
+        let (nt, nv) = (game.score(Objective::Tiles), game.score(Objective::Variant));
+        tiles += u64::from(nt);
+        variant += u64::from(nv);
+        secs += s;
+        writeln!(
+            out,
+            "game {} seed {seed}: {nt} tiles, variant {nv}, {} moves, {s:.3} s",
+            i + 1,
+            game.history().len()
+        )?;
+    }
+    let n = f64::from(a.games.max(1));
+    let what = if name == "mc" {
+        format!("mc, {} rollouts, objective {obj:?}", a.rollouts.max(1))
+    } else {
+        name
+    };
+    writeln!(
+        out,
+        "mean {:.2} tiles, variant {:.2}, over {} games ({what}), {:.3} s/game",
+        tiles as f64 / n,
+        variant as f64 / n,
+        a.games,
+        secs / n
+    )?;
+    Ok(())
+}
+
+const HELP: &str = "commands: x <square> | o <square> (play a disc of that colour), \
+                    stop, hint, moves, board, help";
+
+/// Interactive mode: one game, commands from `input`, replies to `out`.
+///
+/// # Errors
+/// Bad arguments or an output error (bad input lines are answered, not
+/// errors).
+pub fn interactive(input: impl BufRead, out: &mut impl Write, a: &SoloArgs) -> Result<(), Failure> {
+    let layout = a.layout().map_err(Failure::Args)?;
+    let obj = a.objective();
+    let mut game = SoloGame::deal(&layout, a.seed);
+    writeln!(out, "solo puzzle, seed {}; {HELP}", a.seed)?;
+    writeln!(out, "{}", game.state())?;
+    let mut lines = input.lines();
+    let mut eof = false;
+    while !game.is_over() {
+        let Some(line) = lines.next() else {
+            eof = true;
+            break;
+        };
+        let line = match line {
+            Ok(l) => l,
+            Err(e) => {
+                writeln!(out, "error: cannot read input: {e}")?;
+                break;
+            }
+        };
+        let cmd = line.trim();
+        match cmd.to_ascii_lowercase().as_str() {
+            "" => {}
+            "stop" | "quit" => game.stop(),
+            "help" => writeln!(out, "{HELP}")?,
+            "board" => writeln!(out, "{}", game.state())?,
+            "moves" => {
+                let v: Vec<String> = game
+                    .state()
+                    .legal_moves()
+                    .iter()
+                    .map(|m| m.to_string())
+                    .collect();
+                writeln!(out, "moves: {}", v.join(", "))?;
+            }
+            "hint" => {
+                let p = MonteCarlo::new(MonteCarloConfig {
+                    rollouts: a.rollouts.max(1),
+                    objective: obj,
+                    seed: a.seed,
+                });
+                let v: Vec<String> = p
+                    .evaluate(game.state())
+                    .iter()
+                    .take(3)
+                    .map(|(m, e)| format!("{m} ({e:.2})"))
+                    .collect();
+                writeln!(out, "hint: {}", v.join(", "))?;
+            }
+            _ => match cmd.parse::<SoloMove>() {
+                Err(e) => writeln!(out, "error: {e}")?,
+                Ok(m) => {
+                    let before = game.state().clone();
+                    match game.play(m) {
+                        Err(e) => writeln!(out, "error: {e}")?,
+                        Ok(fx) => {
+                            writeln!(out, "{}", describe(m, &fx, &before, game.state()))?;
+                            writeln!(out, "{}", game.state())?;
+                        }
+                    }
+                }
+            },
+        }
+    }
+    let s = game.state();
+    let why = if s.tiles() == 0 {
+        "all tiles won"
+    } else if !s.has_move() {
+        "no move left"
+    } else if eof {
+        "end of input"
+    } else {
+        "stopped"
+    };
+    writeln!(
+        out,
+        "game over ({why}): {} tiles, variant {}",
+        s.tiles_won(),
+        s.variant_score()
+    )?;
+    Ok(())
+}
