@@ -24,3 +24,5 @@ pub mod eval;
 pub mod search;
 /// The engine facade: options, non-blocking search, events.
 pub mod engine;
+/// Command-line tools (`solve`, `bench`, ...).
+pub mod tools;
