@@ -61,6 +61,10 @@ enum Command {
     Book(BookCommand),
     /// The solo puzzle: play dealt games with a player, or interactively.
     Solo(annex::tools::solo::SoloArgs),
+    /// Solve the positions of an OBF file exactly (or WLD) and check them.
+    Solve(annex::tools::solve::SolveArgs),
+    /// Search fixed positions at a fixed depth: the node-count signature.
+    Bench(annex::tools::bench::BenchArgs),
 }
 
 #[derive(Subcommand)]
@@ -181,6 +185,8 @@ fn main() -> ExitCode {
             annex::tools::book::show(file.as_deref(), &moves).map(|s| println!("{s}"))
         }
         Some(Command::Solo(a)) => annex::tools::solo::run(&a),
+        Some(Command::Solve(a)) => annex::tools::solve::run(&a),
+        Some(Command::Bench(a)) => annex::tools::bench::run(&a).map(|_| ()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

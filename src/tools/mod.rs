@@ -4,3 +4,8 @@
 
 pub mod book;
 pub mod solo;
+
+/// `annex bench`: the search signature.
+pub mod bench;
+/// `annex solve`: exact / WLD solving of OBF suites.
+pub mod solve;
