@@ -326,6 +326,42 @@ fn ponder_then_ponderhit_or_stop() {
     }
 }
 
+/// "Time management": a whole game against the clock as a GUI runs it.
+/// Each side's clock loses the wall time from `go` to `bestmove` and gains
+/// the increment; neither clock may run out.
+#[test]
+fn time_management_game_never_flags() {
+    let r = RuleSet::default();
+    let mut a = Annex::spawn(&[]);
+    handshake(&mut a);
+    let mut clock = [1500i64, 1500];
+    let inc = 10;
+    let mut pos = Position::start(&r);
+    let mut moves: Vec<String> = Vec::new();
+    let mut lowest = i64::MAX;
+    while !pos.is_game_over(&r) {
+        let side = usize::from(pos.side == Color::White);
+        let t = Instant::now();
+        a.send(&format!("position startpos moves {}", moves.join(" ")));
+        a.send(&format!(
+            "go btime {} wtime {} binc {inc} winc {inc}",
+            clock[0], clock[1]
+        ));
+        let l = a.expect_prefix("bestmove");
+        clock[side] -= t.elapsed().as_millis() as i64;
+        lowest = lowest.min(clock[side]);
+        if clock[side] <= 0 {
+            a.fail(&format!("{} flagged: {clock:?}", pos.side));
+        }
+        clock[side] += inc;
+        let m = best_of(&l).to_string();
+        assert_legal_answer(&pos, &r, &m);
+        pos = pos.play(&r, m.parse().unwrap()).unwrap().1;
+        moves.push(m);
+    }
+    eprintln!("lowest clock left: {lowest} ms; at the end {clock:?}");
+}
+
 #[test]
 fn info_multipv_lines() {
     let mut a = Annex::spawn(&[]);

@@ -7,6 +7,7 @@
 
 use super::game::{color_name, Game};
 use super::reply::final_result;
+use super::time::allocate;
 use super::uci::{checked_move, DEFAULT_OVERHEAD_MS};
 use super::{drain_until_best, Flow, Handler, Out};
 use crate::board::Color;
@@ -143,9 +144,15 @@ impl Gtp {
             // time_settings 0 0 0 means no time limit.
             None => return l,
         };
-        l.movetime = None;
-        l.time[side] = Some(left.saturating_sub(overhead));
+        l.time[side] = Some(left);
         l.movestogo = moves;
+        l.movetime = Some(allocate(
+            left,
+            Duration::ZERO,
+            moves,
+            pos.board.empties(),
+            overhead,
+        ));
         l
     }
 
