@@ -26,3 +26,5 @@ pub mod search;
 pub mod engine;
 /// The protocols: UCI-style, NBoard, GTP; the only stdout writer.
 pub mod protocol;
+/// Command-line tools (`solve`, `bench`, ...).
+pub mod tools;

@@ -54,6 +54,10 @@ impl RuleArgs {
 enum Command {
     /// Count the leaves of the game tree.
     Perft(PerftArgs),
+    /// Solve the positions of an OBF file exactly (or WLD) and check them.
+    Solve(annex::tools::solve::SolveArgs),
+    /// Search fixed positions at a fixed depth: the node-count signature.
+    Bench(annex::tools::bench::BenchArgs),
 }
 
 #[derive(clap::Args)]
@@ -135,6 +139,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         None => run_protocol(cli.protocol.as_deref()),
         Some(Command::Perft(a)) => run_perft(&a),
+        Some(Command::Solve(a)) => annex::tools::solve::run(&a),
+        Some(Command::Bench(a)) => annex::tools::bench::run(&a).map(|_| ()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
