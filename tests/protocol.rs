@@ -603,6 +603,36 @@ fn end_of_input_finishes_a_finite_search() {
     assert!(rest.iter().any(|l| l.starts_with("bestmove ")), "{rest:?}");
 }
 
+/// "Broken pipe": a GUI that goes away mid-search ends the session quietly.
+#[test]
+fn broken_pipe_exits_cleanly() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_annex"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let mut stdin = child.stdin.take().unwrap();
+    let _ = writeln!(stdin, "uci");
+    let _ = writeln!(stdin, "go depth 30");
+    let _ = stdin.flush();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("annex kept running with stdout closed");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert!(status.success(), "{status:?}");
+}
+
 #[test]
 fn protocol_flag_forces_uci() {
     let mut a = Annex::spawn(&["--protocol", "uci"]);

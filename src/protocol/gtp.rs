@@ -33,6 +33,7 @@ const COMMANDS: &[&str] = &[
     "komi",
     "play",
     "genmove",
+    "reg_genmove",
     "undo",
     "showboard",
     "time_settings",
@@ -156,7 +157,9 @@ impl Gtp {
         l
     }
 
-    fn genmove(&mut self, color: Color) -> Reply {
+    /// Searches for `color` and plays the move unless `reg` (GTP
+    /// `reg_genmove`: answer only).
+    fn genmove(&mut self, color: Color, reg: bool) -> Reply {
         let rules = self.game.rules();
         let mut pos = self.game.current();
         if pos.is_game_over(&rules) {
@@ -172,7 +175,7 @@ impl Gtp {
         }
         if pos.legal_moves(&rules).is_empty() {
             // Must pass, or the game is over: GTP's answer is pass either way.
-            if pos.must_pass(&rules) {
+            if pos.must_pass(&rules) && !reg {
                 self.game.play(Move::PASS).map_err(|e| e.to_string())?;
             }
             return Ok("pass".into());
@@ -191,6 +194,9 @@ impl Gtp {
         .map_err(|e| e.to_string())?;
         log::info!("genmove {:?} in {:?}", best, t.elapsed());
         let m = checked_move(&pos, &rules, best.unwrap_or(Move::PASS));
+        if reg {
+            return Ok(vertex(m));
+        }
         let m = self.game.play(m).map_err(|e| e.to_string())?;
         Ok(vertex(m))
     }
@@ -266,10 +272,10 @@ impl Gtp {
                         e => format!("illegal move: {e}"),
                     })
             }
-            "genmove" => {
+            "genmove" | "reg_genmove" => {
                 argn(1)?;
                 let color = parse_color(args[0])?;
-                self.genmove(color)
+                self.genmove(color, cmd == "reg_genmove")
             }
             "undo" => {
                 if self.game.undo() {
