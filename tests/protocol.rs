@@ -362,6 +362,47 @@ fn time_management_game_never_flags() {
     eprintln!("lowest clock left: {lowest} ms; at the end {clock:?}");
 }
 
+/// "go": searchmoves restricts the root; nodes and movetime end the search
+/// on their own.
+#[test]
+fn go_searchmoves_nodes_movetime() {
+    let r = RuleSet::default();
+    let mut a = Annex::spawn(&[]);
+    handshake(&mut a);
+    a.send("position startpos moves f5 d6");
+    a.send("go depth 4 searchmoves c7");
+    assert_eq!(
+        a.expect_prefix("bestmove").split_whitespace().nth(1),
+        Some("c7")
+    );
+    a.send("go depth 3 searchmoves a1");
+    assert!(a.expect_prefix("info string error").contains("'a1'"));
+    let pos = Position::from_transcript("f5d6", &r).unwrap();
+    for go in ["go nodes 5000", "go movetime 50"] {
+        a.send(go);
+        let l = a.expect_prefix("bestmove");
+        assert_legal_answer(&pos, &r, best_of(&l));
+    }
+    // wld: a proven sign, marked `wld` (or `exact`), near the end.
+    let mut rng = Rng(31);
+    let (pos, moves) = loop {
+        let (p, m) = random_game(&mut rng, &r, 50);
+        if !p.is_game_over(&r) && !p.legal_moves(&r).is_empty() {
+            break (p, m);
+        }
+    };
+    a.send(&format!("position startpos moves {}", moves_text(&moves)));
+    a.send("go wld");
+    let lines = a.until_prefix("bestmove");
+    assert_legal_answer(&pos, &r, best_of(lines.last().unwrap()));
+    let last = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info depth"))
+        .unwrap();
+    assert!(last.contains(" wld ") || last.contains(" exact "), "{last}");
+}
+
 #[test]
 fn info_multipv_lines() {
     let mut a = Annex::spawn(&[]);
