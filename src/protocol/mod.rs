@@ -18,6 +18,7 @@ pub mod ggf;
 mod gtp;
 mod nboard;
 pub mod reply;
+pub mod time;
 mod uci;
 
 use crate::engine::{Engine, EngineEvent, StopHandle};
