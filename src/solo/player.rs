@@ -2,7 +2,7 @@
 //!
 //! # The Monte-Carlo player ([`MonteCarlo`])
 //! The puzzle has hidden information (the face-down tiles) and a long
-//! horizon (a game is 40–55 moves, and a tile is often won 20 moves after
+//! horizon (a game is 50–58 moves, and a tile is often won 20 moves after
 //! the move that prepared it), so a depth-limited expectimax would stop
 //! long before the consequences of a move show, and would lean on a
 //! hand-made estimate of "how winnable is this tile" that is hard to get

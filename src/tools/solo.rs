@@ -4,9 +4,9 @@
 //! a player and prints one line per game, then a summary line:
 //!
 //! ```text
-//! game 1 seed 1: 15 tiles, variant 62, 44 moves, 0.210 s
+//! game 1 seed 1: 23 tiles, variant 200, 56 moves, 0.160 s
 //! …
-//! mean 14.80 tiles, variant 63.10, over 10 games (mc, 32 rollouts), 0.205 s/game
+//! mean 22.90 tiles, variant 190.10, over 10 games (mc, 32 rollouts, objective Tiles), 0.170 s/game
 //! ```
 //!
 //! `--show` adds every move and the board after it. `--interactive` deals
