@@ -3,6 +3,7 @@
 //! examples by hand, the players, and the `annex solo` command.
 
 use annex::board::Color;
+use annex::rules::Start;
 use annex::solo::player::{play_out, MonteCarlo, MonteCarloConfig, RandomPlayer, SoloPlayer};
 use annex::solo::rng::Rng;
 use annex::solo::{Deal, Layout, Objective, SoloError, SoloGame, SoloMove, SoloState, Tile, KINDS};
@@ -58,7 +59,7 @@ fn tile(c: Color, v: u8) -> Tile {
 }
 
 impl Reference {
-    fn new(layout: &Layout, deal: &Deal) -> Reference {
+    fn new(layout: &Layout, deal: &Deal, parallel: bool) -> Reference {
         let mut cells = [Cell::Empty; 64];
         for (i, cell) in cells.iter_mut().enumerate() {
             let s = Square::new(i as u8).unwrap();
@@ -66,10 +67,16 @@ impl Reference {
                 *cell = Cell::Tile(deal.at(s).unwrap(), false);
             }
         }
-        cells[sq("d4").index()] = Cell::Disc(Color::White);
-        cells[sq("e5").index()] = Cell::Disc(Color::White);
-        cells[sq("d5").index()] = Cell::Disc(Color::Black);
-        cells[sq("e4").index()] = Cell::Disc(Color::Black);
+        // Diagonal: d4, e5 O and d5, e4 X; parallel: d4, e4 O and d5, e5 X.
+        let (o2, x2) = if parallel { ("e4", "e5") } else { ("e5", "e4") };
+        for (n, c) in [
+            ("d4", Color::White),
+            (o2, Color::White),
+            ("d5", Color::Black),
+            (x2, Color::Black),
+        ] {
+            cells[sq(n).index()] = Cell::Disc(c);
+        }
         Reference {
             cells,
             won: Vec::new(),
@@ -253,8 +260,15 @@ fn compare_random_games(games: u64, seed: u64) -> usize {
             Layout::default()
         };
         let deal = Deal::from_seed(&layout, seed ^ g);
-        let mut game = SoloGame::from_deal(SoloState::new(&layout), deal.clone());
-        let mut r = Reference::new(&layout, &deal);
+        let parallel = g % 5 == 1;
+        let start = if parallel {
+            Start::Parallel
+        } else {
+            Start::Diagonal
+        };
+        let state = SoloState::with_start(&layout, start).unwrap();
+        let mut game = SoloGame::from_deal(state, deal.clone());
+        let mut r = Reference::new(&layout, &deal, parallel);
         r.check(game.state(), &format!("game {g} start"));
         let mut dead = 0u64;
         while !game.is_over() {
@@ -335,6 +349,23 @@ fn start_move_turns_one_disc_and_reveals_two_tiles() {
     }
     assert_eq!(g.state().face_down().count_ones(), 22);
     assert_eq!(g.state().discs(Color::Black), bits("d3 d4 d5 e4"));
+}
+
+#[test]
+fn parallel_start_and_no_free_start() {
+    // Parallel centre: X d5 e5, O d4 e4. X's two-player moves c3 d3 e3 f3
+    // lose c3 and f3 to tiles; O's c6 d6 e6 f6 lose c6 and f6.
+    let g = SoloGame::deal_with(&Layout::default(), Start::Parallel, 4).unwrap();
+    let moves: Vec<String> = g
+        .state()
+        .legal_moves()
+        .iter()
+        .map(|m| m.to_string())
+        .collect();
+    assert_eq!(moves, ["x d3", "x e3", "o d6", "o e6"]);
+    assert!(SoloGame::deal_with(&Layout::default(), Start::Free, 4).is_err());
+    let (out, ok) = annex(&["solo", "--start", "free"], "");
+    assert!(!ok && out.is_empty());
 }
 
 fn x(n: u8) -> Tile {

@@ -3,6 +3,7 @@
 use super::rng::{self, Rng};
 use super::{full_set, Layout, MoveEffect, Objective, SoloError, SoloMove, SoloState, Tile, TILES};
 use crate::bitboard::Squares;
+use crate::rules::Start;
 use crate::square::Square;
 
 /// The hidden truth: the tile dealt to each square.
@@ -67,6 +68,15 @@ impl SoloGame {
     /// A new game on `layout`, tiles dealt from `seed`.
     pub fn deal(layout: &Layout, seed: u64) -> SoloGame {
         SoloGame::from_deal(SoloState::new(layout), Deal::from_seed(layout, seed))
+    }
+
+    /// A new game with the centre discs of `start`.
+    ///
+    /// # Errors
+    /// The `free` start (see [`SoloState::with_start`]).
+    pub fn deal_with(layout: &Layout, start: Start, seed: u64) -> Result<SoloGame, SoloError> {
+        let state = SoloState::with_start(layout, start)?;
+        Ok(SoloGame::from_deal(state, Deal::from_seed(layout, seed)))
     }
 
     /// A game from a state and a deal that agrees with it (`deal` must name

@@ -56,6 +56,7 @@ pub use types::{
 
 use crate::bitboard::{shift, Squares};
 use crate::board::{flips, legal_moves, Color};
+use crate::rules::Start;
 use crate::square::{Direction, Square};
 use std::fmt;
 use types::ci;
@@ -122,15 +123,29 @@ pub struct SoloState {
 impl SoloState {
     /// The start of a game: diagonal centre discs, all tiles face down.
     pub fn new(layout: &Layout) -> SoloState {
-        let b = crate::board::Board::start();
-        SoloState {
+        SoloState::with_start(layout, Start::Diagonal).expect("diagonal start")
+    }
+
+    /// The start of a game with the centre discs of `start` (`diagonal` or
+    /// `parallel`; the `free` start has no centre discs, so no first move).
+    ///
+    /// # Errors
+    /// The `free` start.
+    pub fn with_start(layout: &Layout, start: Start) -> Result<SoloState, SoloError> {
+        if start == Start::Free {
+            return Err(SoloError::Inconsistent(
+                "the solo puzzle starts with four centre discs (start diagonal or parallel)".into(),
+            ));
+        }
+        let b = crate::board::Board::start_for(start);
+        Ok(SoloState {
             discs: [b.player, b.opponent],
             tiles: layout.bits(),
             up: [0; 2],
             up_kind: [None; 64],
             hidden: full_set(),
             won: [0; KINDS],
-        }
+        })
     }
 
     /// A position from its parts: discs per colour (Black, White), the tiles
