@@ -20,3 +20,5 @@ pub mod position;
 pub mod perft;
 /// Static evaluation: interface and evaluators.
 pub mod eval;
+/// Training the pattern evaluation from game records.
+pub mod train;

@@ -8,6 +8,9 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 use std::time::Instant;
 
+#[path = "tools/train.rs"]
+mod train_tool;
+
 #[derive(Parser)]
 #[command(name = "annex", version, about = "Annex, an Othello/Reversi engine")]
 struct Cli {
@@ -50,6 +53,10 @@ impl RuleArgs {
 enum Command {
     /// Count the leaves of the game tree.
     Perft(PerftArgs),
+    /// Train the pattern evaluation from game records.
+    Train(train_tool::TrainArgs),
+    /// Measure an evaluation: accuracy, speed, self-play strength.
+    EvalMeasure(train_tool::MeasureArgs),
 }
 
 #[derive(clap::Args)]
@@ -124,6 +131,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         None => Err("protocol loop not built yet".to_string()),
         Some(Command::Perft(a)) => run_perft(&a),
+        Some(Command::Train(a)) => train_tool::run(&a),
+        Some(Command::EvalMeasure(a)) => train_tool::measure(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
