@@ -253,3 +253,74 @@ fn training_decreases_the_loss() {
     let (w2, _) = fit(&data, &cfg);
     assert_eq!(w, w2);
 }
+
+#[test]
+fn engine_eval_file_option() {
+    use annex::engine::Engine;
+    let (tx, _rx) = crossbeam_channel::unbounded();
+    let mut engine = Engine::new(tx);
+    assert!(Engine::option_specs().iter().any(|o| o.name == "EvalFile"));
+    let pos = Position::start(&annex::rules::RuleSet::default())
+        .play_transcript("f5d6c3d3c4", &annex::rules::RuleSet::default())
+        .unwrap()
+        .0;
+    let embedded = engine.evaluate(&pos);
+
+    let w = random_weights(FeatureSet::Patterns, 21);
+    let dir = std::env::temp_dir().join(format!("annex-evalfile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("r.eval");
+    w.save(&path).unwrap();
+    engine
+        .set_option("evalfile", path.to_str().unwrap())
+        .unwrap();
+    assert_eq!(
+        engine.evaluate(&pos),
+        PatternEval::new(&w).evaluate(&pos.board)
+    );
+    // A bad file is refused and the evaluation stays as it was.
+    std::fs::write(dir.join("bad.eval"), b"ANNEXEVW\x07\x00").unwrap();
+    let e = engine
+        .set_option("EvalFile", dir.join("bad.eval").to_str().unwrap())
+        .unwrap_err();
+    assert!(e.contains("version"), "{e}");
+    assert_eq!(
+        engine.evaluate(&pos),
+        PatternEval::new(&w).evaluate(&pos.board)
+    );
+    engine.set_option("EvalFile", "simple").unwrap();
+    assert_eq!(
+        engine.evaluate(&pos),
+        annex::eval::SimpleEval::evaluate(&pos.board)
+    );
+    engine.set_option("EvalFile", "embedded").unwrap();
+    assert_eq!(engine.evaluate(&pos), embedded);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn solver_labels_are_exact_late_and_propagated_early() {
+    use annex::train::measure::solve;
+    use annex::train::{game_samples_solved, Solver};
+    let b = std::fs::read(data_dir().join("wthor/WTH_2005.wtb")).unwrap();
+    let games = read_wthor(&b).unwrap();
+    let mut solver = Solver::new();
+    for g in games.iter().take(3) {
+        let s = game_samples_solved(g, 8, Some(&mut solver));
+        let first_solved = s.iter().position(|x| x.empties() <= 8).unwrap();
+        for x in &s[first_solved..] {
+            // Independent check: the plain alpha-beta solver of the measurements.
+            let b = Board::new(x.player, x.opponent);
+            assert_eq!(x.label as i32, solve(&b, -64, 64));
+        }
+        // Earlier positions below the theoretical depth carry the first
+        // solved value, signed for their side to move.
+        let pos = replay(g).unwrap();
+        let v = s[first_solved].label as i32 * if pos[first_solved].black { 1 } else { -1 };
+        for (x, p) in s.iter().zip(&pos).take(first_solved) {
+            if x.empties() < g.theoretical_empties {
+                assert_eq!(x.label as i32, if p.black { v } else { -v });
+            }
+        }
+    }
+}

@@ -38,6 +38,9 @@ pub struct TrainArgs {
     /// Step size.
     #[arg(long, default_value_t = 0.05)]
     rate: f32,
+    /// Solve positions with at most this many empties exactly for labels (0 = off).
+    #[arg(long, default_value_t = 0)]
+    solve_empties: u32,
     /// Worker threads (stages are fitted in parallel).
     #[arg(long, default_value_t = 2)]
     threads: usize,
@@ -57,6 +60,7 @@ pub fn run(a: &TrainArgs) -> Result<(), String> {
         max_games: a.max_games,
         holdout_percent: a.holdout.min(100),
         seed: a.seed,
+        solve_empties: a.solve_empties,
         fit: FitConfig {
             set,
             epochs: a.epochs,
@@ -124,6 +128,12 @@ pub struct MeasureArgs {
     /// Empties from which match games are solved exactly.
     #[arg(long, default_value_t = 12)]
     match_solve: u32,
+    /// Engine depth for the midgame nodes/s figure (0 = skip).
+    #[arg(long, default_value_t = 10)]
+    engine_depth: u32,
+    /// Milliseconds per move of the engine-vs-engine match (0 = no such match).
+    #[arg(long, default_value_t = 0)]
+    movetime_ms: u64,
     /// Worker threads.
     #[arg(long, default_value_t = 2)]
     threads: usize,
@@ -141,7 +151,7 @@ pub fn measure(a: &MeasureArgs) -> Result<(), String> {
 fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
     use annex::eval::Evaluator;
     use annex::train::measure::{alphabeta, mae_bands, play_match, read_ffo_tsv, read_obf};
-    use annex::train::measure::{solve, Exact};
+    use annex::train::measure::{engine_depth_scores, engine_match, engine_search, solve, Exact};
     use std::time::Instant;
     let eval = match &a.eval {
         Some(p) => Evaluator::from_file(p)?,
@@ -167,6 +177,7 @@ fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
             max_games: 0,
             holdout_percent: a.holdout,
             seed: a.seed,
+            solve_empties: 0,
             fit: FitConfig::default(),
         };
         let games = annex::train::load_games(&cfg)?;
@@ -211,18 +222,28 @@ fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
                 let mut n = 0;
                 alphabeta(e, b, d, -i32::MAX + 1, i32::MAX - 1, &mut n)
             });
+            let engine_scores = engine_depth_scores(e, set, d);
+            let by_board: std::collections::HashMap<_, _> = set
+                .iter()
+                .zip(&engine_scores)
+                .map(|(x, &v)| (x.board, v))
+                .collect();
+            let en = mae_bands(set, 4, |b| by_board[b]);
             println!(
                 "{name} ({} positions), {ename} evaluation: MAE in discs",
                 set.len()
             );
-            println!("  empties   count   static   depth-{d}");
-            for (x, y) in st.iter().zip(&se) {
+            println!("  empties   count   static  alphabeta-{d}  engine-depth-{d}");
+            for ((x, y), z) in st.iter().zip(&se).zip(&en) {
                 let label = if x.1 == 64 {
                     "all".to_string()
                 } else {
                     format!("{}-{}", x.0, x.1)
                 };
-                println!("  {label:7} {:6} {:8.2} {:9.2}", x.2, x.3, y.3);
+                println!(
+                    "  {label:7} {:6} {:8.2} {:12.2} {:15.2}",
+                    x.2, x.3, y.3, z.3
+                );
             }
         }
     }
@@ -256,18 +277,71 @@ fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
             nodes as f64 / t.elapsed().as_secs_f64() / 1e6
         );
     }
-    if a.games > 0 {
-        let rules = annex::rules::RuleSet::default();
-        let text = std::fs::read_to_string(a.data.join("openings/xot/openingssmall.txt"))
-            .map_err(|e| format!("cannot read XOT openings: {e}"))?;
-        let mut openings = Vec::new();
-        for line in text.lines().filter(|l| !l.trim().is_empty()).take(a.games) {
-            let p = annex::position::Position::from_transcript(line.trim(), &rules)
-                .map_err(|e| format!("XOT opening {line}: {e}"))?;
-            openings.push(p.board);
+    let rules = annex::rules::RuleSet::default();
+    let xot = std::fs::read_to_string(a.data.join("openings/xot/openingssmall.txt"))
+        .map_err(|e| format!("cannot read XOT openings: {e}"))?;
+    let mut openings = Vec::new();
+    for line in xot.lines().filter(|l| !l.trim().is_empty()) {
+        let p = annex::position::Position::from_transcript(line.trim(), &rules)
+            .map_err(|e| format!("XOT opening {line}: {e}"))?;
+        openings.push(p.board);
+    }
+    if a.engine_depth > 0 {
+        // Midgame speed of the engine (one thread), positions after XOT openings.
+        for (ename, e) in [("pattern", &eval), ("baseline", &base)] {
+            let (tx, _) = crossbeam_channel::unbounded();
+            let mut eng = annex::engine::Engine::new(tx);
+            eng.set_evaluator(e.clone());
+            let (mut nodes, mut secs) = (0u64, 0f64);
+            for b in openings.iter().take(20) {
+                eng.new_game();
+                let limits = annex::search::Limits {
+                    depth: Some(a.engine_depth),
+                    ..Default::default()
+                };
+                let (_, n, t) = engine_search(&mut eng, b, limits);
+                nodes += n;
+                secs += t;
+            }
+            println!(
+                "{ename}: engine depth {} on 20 XOT positions: {nodes} nodes, {:.2} s, {:.2} M nodes/s (1 thread)",
+                a.engine_depth,
+                secs,
+                nodes as f64 / secs.max(1e-9) / 1e6
+            );
         }
+    }
+    if a.movetime_ms > 0 && a.games > 0 {
         let t = Instant::now();
-        let r = play_match(&eval, &base, &openings, a.match_depth, a.match_solve);
+        let limits = annex::search::Limits {
+            movetime: Some(std::time::Duration::from_millis(a.movetime_ms)),
+            ..Default::default()
+        };
+        let r = engine_match(
+            &eval,
+            &base,
+            &openings[..a.games.min(openings.len())],
+            &limits,
+        );
+        let (elo, margin) = r.elo();
+        println!(
+            "engine match pattern vs baseline, {} games (XOT, colours swapped), {} ms/move: +{} ={} -{}, score {:.1}%, Elo {:+.0} ± {:.0}, mean discs {:+.2} ({:.0} s)",
+            r.games(),
+            a.movetime_ms,
+            r.wins,
+            r.draws,
+            r.losses,
+            100.0 * r.score(),
+            elo,
+            margin,
+            r.discs as f64 / r.games().max(1) as f64,
+            t.elapsed().as_secs_f64()
+        );
+    }
+    if a.games > 0 {
+        let t = Instant::now();
+        let n = a.games.min(openings.len());
+        let r = play_match(&eval, &base, &openings[..n], a.match_depth, a.match_solve);
         let (elo, margin) = r.elo();
         println!(
             "match pattern vs baseline, {} games (XOT, colours swapped), depth {}, solved from {} empties: +{} ={} -{}, score {:.1}%, Elo {:+.0} ± {:.0}, mean discs {:+.2} ({:.0} s)",

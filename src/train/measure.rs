@@ -340,3 +340,102 @@ pub fn play_match(
     }
     r
 }
+
+/// One engine per evaluation, for engine-vs-engine games.
+fn engine_with(e: &Evaluator) -> crate::engine::Engine {
+    let (tx, _) = crossbeam_channel::unbounded();
+    let mut engine = crate::engine::Engine::new(tx);
+    engine.set_evaluator(e.clone());
+    engine
+}
+
+/// Score (discs, side to move) and nodes of an engine search of `b`.
+pub fn engine_search(
+    engine: &mut crate::engine::Engine,
+    b: &Board,
+    limits: crate::search::Limits,
+) -> (i32, u64, f64) {
+    let pos = Position {
+        board: *b,
+        side: crate::board::Color::Black,
+    };
+    let bm = engine.search_sync(pos, limits);
+    (bm.score, bm.nodes, bm.time.as_secs_f64())
+}
+
+/// Engine at a fixed depth: exact scores are its own (the engine solves
+/// when depth + its solve margin reaches the empties).
+pub fn engine_depth_scores(e: &Evaluator, set: &[Exact], depth: u32) -> Vec<i32> {
+    set.par_iter()
+        .map_init(
+            || engine_with(e),
+            |eng, x| {
+                eng.new_game();
+                let limits = crate::search::Limits {
+                    depth: Some(depth),
+                    ..Default::default()
+                };
+                engine_search(eng, &x.board, limits).0 * SCALE
+            },
+        )
+        .collect()
+}
+
+/// A match between two engines that differ only in their evaluation,
+/// under `limits` per move, each opening twice with colours swapped.
+pub fn engine_match(
+    first: &Evaluator,
+    second: &Evaluator,
+    openings: &[Board],
+    limits: &crate::search::Limits,
+) -> MatchResult {
+    let diffs: Vec<i32> = openings
+        .par_iter()
+        .flat_map_iter(|&b| [(b, true), (b, false)])
+        .map_init(
+            || (engine_with(first), engine_with(second)),
+            |(ea, eb), (start, first_moves)| {
+                ea.new_game();
+                eb.new_game();
+                let mut b = start;
+                let mut first_to_move = first_moves;
+                loop {
+                    if legal_moves(b.player, b.opponent) == 0 {
+                        if legal_moves(b.opponent, b.player) == 0 {
+                            let d = final_diff(&b);
+                            return if first_to_move { d } else { -d };
+                        }
+                        b = b.pass();
+                        first_to_move = !first_to_move;
+                        continue;
+                    }
+                    let eng = if first_to_move { &mut *ea } else { &mut *eb };
+                    let pos = Position {
+                        board: b,
+                        side: crate::board::Color::Black,
+                    };
+                    let bm = eng.search_sync(pos, limits.clone());
+                    let sq = match bm.best.to_square() {
+                        Some(s) if legal_moves(b.player, b.opponent) >> s.index() & 1 != 0 => {
+                            s.index()
+                        }
+                        // Never expected: fall back to the first legal move.
+                        _ => legal_moves(b.player, b.opponent).trailing_zeros() as usize,
+                    };
+                    b = b.play_flips(sq, flips(b.player, b.opponent, sq));
+                    first_to_move = !first_to_move;
+                }
+            },
+        )
+        .collect();
+    let mut r = MatchResult::default();
+    for d in diffs {
+        r.discs += d as i64;
+        match d.signum() {
+            1 => r.wins += 1,
+            0 => r.draws += 1,
+            _ => r.losses += 1,
+        }
+    }
+    r
+}

@@ -7,20 +7,29 @@
 //! hash of the seed and the game number) is never trained on; its
 //! positions give the held-out error printed at the end.
 //!
-//! Labels (disc difference for the side to move):
-//! * WTHOR: the theoretical score (perfect play from 24 empties, computed by
-//!   the FFO) for positions with at least that many empties, when present;
-//!   otherwise the final result;
-//! * Logistello: the final result (its endgames were solved by the program).
+//! Labels (disc difference for the side to move), best truth first:
+//! * with `solve_empties = K > 0`: every position of the game with at most
+//!   K empties is solved exactly by the engine's endgame solver; earlier
+//!   positions get the exact value of the game's first position with at
+//!   most K empties (the game result corrected by perfect play from there);
+//! * WTHOR positions with at least 24 empties: the theoretical score
+//!   (perfect play from 24 empties, computed by the FFO) when present;
+//! * otherwise the final result (Logistello's endgames were solved by the
+//!   program, so its results are near-exact late in the game).
 
 pub mod data;
 pub mod fit;
 pub mod measure;
 
+use crate::board::Board;
+use crate::engine::Engine;
 use crate::eval::pattern::{stage_of, N_STAGES};
 use crate::eval::{PatternEval, SCALE};
+use crate::position::Position;
+use crate::search::{Limits, SolveMode};
 use data::{read_logbook, read_wthor, replay, Game};
 use fit::{FitConfig, Sample, StageFit};
+use rayon::prelude::*;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -40,8 +49,70 @@ pub struct TrainConfig {
     pub holdout_percent: u64,
     /// Seed of the held-out split.
     pub seed: u64,
+    /// Solve positions with at most this many empties exactly (0 = no solver).
+    pub solve_empties: u32,
     /// Fitting parameters.
     pub fit: FitConfig,
+}
+
+/// An exact solver for labels: a one-thread engine whose events are dropped.
+pub struct Solver {
+    engine: Engine,
+}
+
+impl Default for Solver {
+    fn default() -> Solver {
+        Solver::new()
+    }
+}
+
+impl Solver {
+    /// A solver with a 16 MiB table.
+    pub fn new() -> Solver {
+        let (tx, _) = crossbeam_channel::unbounded();
+        let mut engine = Engine::new(tx);
+        // Hash 16 is always valid; ignore the impossible error.
+        let _ = engine.set_option("Hash", "16");
+        Solver { engine }
+    }
+
+    /// Clears the table (between games).
+    pub fn new_game(&mut self) {
+        self.engine.new_game();
+    }
+
+    /// Exact final disc difference for the side to move (winner gets the
+    /// empties).
+    pub fn solve(&mut self, b: &Board) -> i32 {
+        let pos = Position {
+            board: *b,
+            side: crate::board::Color::Black,
+        };
+        let limits = Limits {
+            solve: Some(SolveMode::Exact),
+            ..Limits::default()
+        };
+        let bm = self.engine.search_sync(pos, limits);
+        if bm.best.is_pass() && b.legal_moves() == 0 {
+            let pass = b.pass();
+            if pass.legal_moves() == 0 {
+                return final_diff(b);
+            }
+            return -self.solve(&pass);
+        }
+        bm.score
+    }
+}
+
+fn final_diff(b: &Board) -> i32 {
+    let p = b.player.count_ones() as i32;
+    let o = b.opponent.count_ones() as i32;
+    let e = 64 - p - o;
+    match p.cmp(&o) {
+        std::cmp::Ordering::Greater => p - o + e,
+        std::cmp::Ordering::Less => p - o - e,
+        std::cmp::Ordering::Equal => 0,
+    }
 }
 
 fn mix(mut x: u64) -> u64 {
@@ -105,14 +176,43 @@ pub fn read_gz(p: &Path) -> Result<String, String> {
 /// Training positions of one game with their labels (empty if the game
 /// does not replay).
 pub fn game_samples(g: &Game) -> Vec<Sample> {
+    game_samples_solved(g, 0, None)
+}
+
+/// Training positions of one game, solving positions with at most
+/// `solve_empties` empties with `solver` (see the module documentation).
+pub fn game_samples_solved(
+    g: &Game,
+    solve_empties: u32,
+    solver: Option<&mut Solver>,
+) -> Vec<Sample> {
     let Some(pos) = replay(g) else {
         return Vec::new();
     };
+    // Exact values (for Black) of the positions with few empties.
+    let mut exact: Vec<Option<i32>> = vec![None; pos.len()];
+    let mut corrected = None;
+    if let Some(solver) = solver {
+        if solve_empties > 0 {
+            solver.new_game();
+            for (i, gp) in pos.iter().enumerate() {
+                if gp.board.empties() <= solve_empties {
+                    let v = solver.solve(&gp.board);
+                    let vb = if gp.black { v } else { -v };
+                    exact[i] = Some(vb);
+                    corrected.get_or_insert(vb);
+                }
+            }
+        }
+    }
     pos.iter()
-        .map(|gp| {
+        .zip(&exact)
+        .map(|(gp, ex)| {
             let e = gp.board.empties();
-            let black_label = match g.theoretical {
-                Some(t) if e >= g.theoretical_empties => t,
+            let black_label = match (ex, g.theoretical, corrected) {
+                (Some(v), _, _) => *v,
+                (None, Some(t), _) if e >= g.theoretical_empties => t,
+                (None, _, Some(c)) => c,
                 _ => g.result,
             };
             let label = if gp.black { black_label } else { -black_label };
@@ -127,11 +227,36 @@ pub fn game_samples(g: &Game) -> Vec<Sample> {
 
 /// Positions of the given games bucketed by empties (`0..=60`).
 pub fn bucket(games: &[&Game]) -> Vec<Vec<Sample>> {
+    bucket_solved(games, 0, false)
+}
+
+/// As [`bucket`], labelling with the solver from `solve_empties` empties
+/// (in parallel; the labels do not depend on the thread count).
+pub fn bucket_solved(games: &[&Game], solve_empties: u32, progress: bool) -> Vec<Vec<Sample>> {
+    let t = Instant::now();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let per_game: Vec<Vec<Sample>> = if solve_empties == 0 {
+        games.iter().map(|g| game_samples(g)).collect()
+    } else {
+        games
+            .par_iter()
+            .map_init(Solver::new, |solver, g| {
+                let s = game_samples_solved(g, solve_empties, Some(solver));
+                let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                if progress && d.is_multiple_of(10_000) {
+                    eprintln!(
+                        "train: solved {d}/{} games ({:.0} s)",
+                        games.len(),
+                        t.elapsed().as_secs_f64()
+                    );
+                }
+                s
+            })
+            .collect()
+    };
     let mut by = vec![Vec::new(); 61];
-    for g in games {
-        for s in game_samples(g) {
-            by[(s.empties() as usize).min(60)].push(s);
-        }
+    for s in per_game.into_iter().flatten() {
+        by[(s.empties() as usize).min(60)].push(s);
     }
     by
 }
@@ -183,8 +308,8 @@ pub fn train(cfg: &TrainConfig) -> Result<TrainReport, String> {
             tr.push(g);
         }
     }
-    let train_set = bucket(&tr);
-    let held_set = bucket(&ho);
+    let train_set = bucket_solved(&tr, cfg.solve_empties, cfg.fit.progress);
+    let held_set = bucket_solved(&ho, cfg.solve_empties, false);
     let n: usize = train_set.iter().map(Vec::len).sum();
     if cfg.fit.progress {
         eprintln!(
