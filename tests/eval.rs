@@ -324,3 +324,24 @@ fn solver_labels_are_exact_late_and_propagated_early() {
         }
     }
 }
+
+#[test]
+fn evaluation_sums_the_weights_of_its_features() {
+    use annex::eval::pattern::stage_of;
+    use annex::eval::MAX_EVAL;
+    for set in [FeatureSet::Patterns, FeatureSet::PatternsMobility] {
+        let w = random_weights(set, 8);
+        let e = PatternEval::new(&w);
+        let c = canon(set);
+        let mut out = [0u32; 49];
+        for b in random_positions(500, 5) {
+            raw_features(b.player, b.opponent, set.mobility(), &mut out);
+            let base = stage_of(b.empties()) * c.size;
+            let want: i32 = out[..set.n_features()]
+                .iter()
+                .map(|&r| w.data[base + c.map[r as usize] as usize] as i32)
+                .sum();
+            assert_eq!(e.evaluate(&b), want.clamp(-MAX_EVAL + 1, MAX_EVAL - 1));
+        }
+    }
+}

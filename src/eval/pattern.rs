@@ -266,20 +266,18 @@ fn images(b: u64) -> [u64; 8] {
     ]
 }
 
-/// Raw feature indices of a position (`p` = side to move): the 46 pattern
-/// instances, then the empties group, then (with `mobility`) the two
-/// mobility groups. Each index is already offset into the flat raw space.
-#[inline]
-pub fn raw_features(p: u64, o: u64, mobility: bool, out: &mut [u32; 49]) {
+/// Calls `f` with every raw feature index of a position (`p` = side to
+/// move): the 46 pattern instances, then the empties group, then (with
+/// `mobility`) the two mobility groups. Each index is already offset into
+/// the flat raw space. Inlined into its callers, so the evaluation sums
+/// weights as the indices are made.
+#[inline(always)]
+pub fn for_each_feature<F: FnMut(u32)>(p: u64, o: u64, mobility: bool, mut f: F) {
     let ps = images(p);
     let os = images(o);
-    let mut n = 0;
     macro_rules! put {
-        ($g:expr, $f:expr, $($s:expr),+) => {
-            $(
-                out[n] = OFFSETS[$g] + tern($f(ps[$s]), $f(os[$s]));
-                n += 1;
-            )+
+        ($g:expr, $x:expr, $($s:expr),+) => {
+            $( f(OFFSETS[$g] + tern($x(ps[$s]), $x(os[$s]))); )+
         };
     }
     put!(0, corner3x3, 0, 1, 2, 3);
@@ -293,14 +291,24 @@ pub fn raw_features(p: u64, o: u64, mobility: bool, out: &mut [u32; 49]) {
     put!(8, |b: u64| diag(b, D6, 6), 0, 1, 2, 3);
     put!(9, |b: u64| diag(b, D5, 5), 0, 1, 2, 3);
     put!(10, |b: u64| diag(b, D4, 4), 0, 1, 2, 3);
-    debug_assert_eq!(n, N_PATTERN_FEATURES);
     let empties = (!(p | o)).count_ones().min(EMPTIES_SIZE as u32 - 1);
-    out[46] = OFFSETS[11] + empties;
+    f(OFFSETS[11] + empties);
     if mobility {
         let m = MOBILITY_SIZE as u32 - 1;
-        out[47] = MOBILITY_OFFSET + legal_moves(p, o).count_ones().min(m);
-        out[48] = MOBILITY_OFFSET + MOBILITY_SIZE as u32 + legal_moves(o, p).count_ones().min(m);
+        f(MOBILITY_OFFSET + legal_moves(p, o).count_ones().min(m));
+        f(MOBILITY_OFFSET + MOBILITY_SIZE as u32 + legal_moves(o, p).count_ones().min(m));
     }
+}
+
+/// The raw feature indices of a position, in the order of
+/// [`for_each_feature`]; entries past the set's feature count are left as they are.
+#[inline]
+pub fn raw_features(p: u64, o: u64, mobility: bool, out: &mut [u32; 49]) {
+    let mut n = 0;
+    for_each_feature(p, o, mobility, |i| {
+        out[n] = i;
+        n += 1;
+    });
 }
 
 /// Index of a pattern on a board the slow way, square by square: the

@@ -1,7 +1,7 @@
 //! The trained pattern evaluation: weight tables expanded from a
 //! [`Weights`] file, looked up by the features of [`super::pattern`].
 
-use super::pattern::{canon, raw_features, stage_of, FeatureSet, N_STAGES};
+use super::pattern::{canon, for_each_feature, stage_of, FeatureSet, N_STAGES};
 use super::weights::Weights;
 use super::MAX_EVAL;
 use crate::board::Board;
@@ -75,13 +75,12 @@ impl PatternEval {
         let empties = board.empties();
         let base = stage_of(empties) * self.raw_size;
         let w = &self.table[base..base + self.raw_size];
-        let mut idx = [0u32; 49];
-        let mobility = self.set.mobility();
-        raw_features(board.player, board.opponent, mobility, &mut idx);
-        let n = self.set.n_features();
         let mut s = 0i32;
-        for &i in &idx[..n] {
-            s += w[i as usize] as i32;
+        let (p, o) = (board.player, board.opponent);
+        if self.set.mobility() {
+            for_each_feature(p, o, true, |i| s += w[i as usize] as i32);
+        } else {
+            for_each_feature(p, o, false, |i| s += w[i as usize] as i32);
         }
         s.clamp(-MAX_EVAL + 1, MAX_EVAL - 1)
     }
