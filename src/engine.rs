@@ -204,6 +204,14 @@ impl Engine {
                 max: 0,
                 vars: &[],
             },
+            OptionSpec {
+                name: "EvalFile",
+                kind: OptionKind::String,
+                default: "embedded".into(),
+                min: 0,
+                max: 0,
+                vars: &[],
+            },
             combo("Start", &["diagonal", "parallel", "free"]),
             combo("Flips", &["all", "one-line"]),
             combo("Tie", &["draw", "second"]),
@@ -259,6 +267,11 @@ impl Engine {
                         ))
                     }
                 }
+            }
+            "evalfile" => {
+                // A weights file from `annex train`, or `embedded` / `simple`.
+                self.evaluator = Evaluator::from_file(value)?;
+                self.tt.clear();
             }
             "start" | "flips" | "tie" | "scoring" => {
                 let mut r = self.rules;

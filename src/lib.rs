@@ -34,3 +34,5 @@ pub mod engine;
 pub mod protocol;
 /// Command-line tools behind `annex <subcommand>`.
 pub mod tools;
+/// Training the pattern evaluation from game records.
+pub mod train;

@@ -10,6 +10,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
+#[path = "tools/train.rs"]
+mod train_tool;
+
 #[derive(Parser)]
 #[command(name = "annex", version, about = "Annex, an Othello/Reversi engine")]
 struct Cli {
@@ -65,6 +68,10 @@ enum Command {
     Solve(annex::tools::solve::SolveArgs),
     /// Search fixed positions at a fixed depth: the node-count signature.
     Bench(annex::tools::bench::BenchArgs),
+    /// Train the pattern evaluation from game records.
+    Train(train_tool::TrainArgs),
+    /// Measure an evaluation: accuracy, speed, self-play strength.
+    EvalMeasure(train_tool::MeasureArgs),
 }
 
 #[derive(Subcommand)]
@@ -187,6 +194,8 @@ fn main() -> ExitCode {
         Some(Command::Solo(a)) => annex::tools::solo::run(&a),
         Some(Command::Solve(a)) => annex::tools::solve::run(&a),
         Some(Command::Bench(a)) => annex::tools::bench::run(&a).map(|_| ()),
+        Some(Command::Train(a)) => train_tool::run(&a),
+        Some(Command::EvalMeasure(a)) => train_tool::measure(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

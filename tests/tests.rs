@@ -13,3 +13,4 @@ mod protocol;
 mod protocol_gtp;
 mod protocol_nboard;
 mod solo;
+mod eval;
