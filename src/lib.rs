@@ -20,3 +20,5 @@ pub mod position;
 pub mod perft;
 /// Static evaluation: interface and evaluators.
 pub mod eval;
+/// Engine-versus-engine matches: protocol clients, referee, statistics.
+pub mod matchplay;

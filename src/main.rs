@@ -8,6 +8,8 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 use std::time::Instant;
 
+mod tools;
+
 #[derive(Parser)]
 #[command(name = "annex", version, about = "Annex, an Othello/Reversi engine")]
 struct Cli {
@@ -50,6 +52,8 @@ impl RuleArgs {
 enum Command {
     /// Count the leaves of the game tree.
     Perft(PerftArgs),
+    /// Play engine-versus-engine games (UCI-style, NBoard or GTP engines).
+    Match(tools::match_::MatchArgs),
 }
 
 #[derive(clap::Args)]
@@ -124,6 +128,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         None => Err("protocol loop not built yet".to_string()),
         Some(Command::Perft(a)) => run_perft(&a),
+        Some(Command::Match(a)) => tools::match_::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

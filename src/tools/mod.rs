@@ -1,0 +1,3 @@
+//! Command-line tools behind the `annex` subcommands.
+
+pub mod match_;
