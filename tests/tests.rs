@@ -3,3 +3,4 @@
 mod util;
 
 mod perft;
+mod match_;
