@@ -20,5 +20,9 @@ pub mod position;
 pub mod perft;
 /// Static evaluation: interface and evaluators.
 pub mod eval;
+/// Search: PVS, endgame solver, transposition table, threads.
+pub mod search;
+/// The engine facade: options, non-blocking search, events.
+pub mod engine;
 /// Engine-versus-engine matches: protocol clients, referee, statistics.
 pub mod matchplay;

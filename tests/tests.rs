@@ -3,4 +3,6 @@
 mod util;
 
 mod perft;
+mod endgame;
+mod search;
 mod match_;
