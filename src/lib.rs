@@ -24,5 +24,7 @@ pub mod eval;
 pub mod search;
 /// The engine facade: options, non-blocking search, events.
 pub mod engine;
+/// `annex analyze`: positions in, JSON lines out.
+pub mod analyze;
 /// Engine-versus-engine matches: protocol clients, referee, statistics.
 pub mod matchplay;

@@ -54,6 +54,8 @@ enum Command {
     Perft(PerftArgs),
     /// Play engine-versus-engine games (UCI-style, NBoard or GTP engines).
     Match(tools::match_::MatchArgs),
+    /// Analyse positions for scripts: one JSON object per line.
+    Analyze(tools::analyze::AnalyzeArgs),
 }
 
 #[derive(clap::Args)]
@@ -129,6 +131,7 @@ fn main() -> ExitCode {
         None => Err("protocol loop not built yet".to_string()),
         Some(Command::Perft(a)) => run_perft(&a),
         Some(Command::Match(a)) => tools::match_::run(&a),
+        Some(Command::Analyze(a)) => tools::analyze::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -6,3 +6,4 @@ mod perft;
 mod endgame;
 mod search;
 mod match_;
+mod analyze;
