@@ -198,7 +198,12 @@ fn fake_match_accounting_openings_and_resume() {
     assert_eq!(count_lines(&log_b, "uci"), 2);
     assert_eq!(count_lines(&log_b, "ucinewgame"), 6);
 
-    // Resume: only the two missing games are played.
+    // Resume: only the two missing games are played. A match killed while
+    // writing leaves a partial line: it is skipped, and the game replayed.
+    let games_txt = out.join("games.txt");
+    let mut text = std::fs::read_to_string(&games_txt).unwrap();
+    text.push_str("7 black=a white=b open");
+    std::fs::write(&games_txt, text).unwrap();
     let o = run("8");
     assert!(o.status.success());
     let stderr = String::from_utf8_lossy(&o.stderr);
@@ -208,6 +213,14 @@ fn fake_match_accounting_openings_and_resume() {
     );
     let (w, l, d, n) = score_line(&String::from_utf8_lossy(&o.stdout), "a", "b");
     assert_eq!((w + l + d, n), (8, 8));
+    let text = std::fs::read_to_string(&games_txt).unwrap();
+    assert!(text.contains("7 black=a white=b open\n"));
+    let text: String = text
+        .lines()
+        .filter(|l| !l.ends_with("open"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&games_txt, text).unwrap();
     let games = check_games(&out, &rules);
     assert_eq!(games.len(), 8);
     assert_eq!(count_lines(&log_b, "ucinewgame"), 8);
@@ -275,7 +288,12 @@ fn unreadable_move_loses() {
 
 #[test]
 fn crash_loses_and_engine_restarts() {
-    let g = misbehaving("crash", &["--depth", "2"], Termination::Crash);
+    // Three games at once: each worker restarts its own crashed process.
+    let g = misbehaving(
+        "crash",
+        &["--depth", "2", "--concurrency", "3"],
+        Termination::Crash,
+    );
     assert!(g[0].reason.contains("crashed"), "{}", g[0].reason);
 }
 

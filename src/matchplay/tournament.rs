@@ -133,6 +133,15 @@ fn load_saved(cfg: &MatchConfig, jobs: &[Job]) -> Result<BTreeMap<usize, GameRec
     let Ok(text) = std::fs::read_to_string(&path) else {
         return Ok(saved);
     };
+    if !text.is_empty() && !text.ends_with('\n') {
+        // A match killed while writing: end the partial line so that the
+        // next game gets a line of its own (the partial one is skipped).
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        writeln!(f).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
