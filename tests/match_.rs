@@ -401,17 +401,24 @@ fn bad_engines_and_arguments_are_errors() {
         "a=/nonexistent/engine",
         "--engine",
         "b=/nonexistent/engine",
+        "--depth",
+        "1",
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("cannot start"));
     let b = format!("b={}", fake());
     let a = format!("a={}", fake());
     // The fake UCI engine has no rule options: a variant cannot be played.
-    let o = annex_match(&["--engine", &a, "--engine", &b, "--flips", "one-line"]);
+    let o = annex_match(&[
+        "--engine", &a, "--engine", &b, "--flips", "one-line", "--depth", "1",
+    ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no option Flips"));
     let o = annex_match(&["--engine", &a, "--engine", &b, "--sprt", "5,0,0.05,0.05"]);
     assert_eq!(o.status.code(), Some(2));
     let o = annex_match(&["--engine", &a, "--engine", &b, "--tc", "fast"]);
     assert_eq!(o.status.code(), Some(2));
+    let o = annex_match(&["--engine", &a, "--engine", &b, "--engine-opt", "a:depth=1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("engine b has no limit"));
 }

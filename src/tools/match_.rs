@@ -99,6 +99,12 @@ fn config(a: &MatchArgs) -> Result<MatchConfig, String> {
             .ok_or_else(|| format!("--engine-opt '{o}': no engine named '{name}'"))?;
         e.set(k.trim(), v.trim())?;
     }
+    if let Some(e) = engines.iter().find(|e| e.limit.is_empty()) {
+        return Err(format!(
+            "engine {} has no limit: give --tc, --depth, --nodes or --movetime (or --engine-opt {}:depth=N)",
+            e.name, e.name
+        ));
+    }
     let openings = match &a.openings {
         Some(p) => {
             let text = std::fs::read_to_string(p)
