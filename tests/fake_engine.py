@@ -177,7 +177,7 @@ class Engine:
         if i >= 0:
             j = ggf.index("]", i)
             parts = ggf[i + 3:j].split()
-            self.board.set_string("".join(parts[1:9]), "X" if parts[9] == "*" else "O")
+            self.board.set_string("".join(parts[1:-1]), "X" if parts[-1] == "*" else "O")
         pos = j + 1 if i >= 0 else 0
         while True:
             b, w = ggf.find("B[", pos), ggf.find("W[", pos)

@@ -245,12 +245,12 @@ fn clock(d: Duration) -> String {
     format!("{:02}:{:02}", s / 60, s % 60)
 }
 
-/// The `BO[…]` board of GGF: size, 8 rows (`*` X, `O` O, `-` empty), side.
+/// The `BO[…]` board of GGF as NBoard writes it: size, the 64 squares in
+/// one word (`*` X, `O` O, `-` empty, a1 b1 … h8), side to move.
 pub fn ggf_board(p: &Position) -> String {
     let b = p.board_string().replace('X', "*");
-    let rows: Vec<&str> = (0..8).map(|r| &b[r * 8..r * 8 + 8]).collect();
     let side = if p.side == Color::Black { '*' } else { 'O' };
-    format!("8 {} {side}", rows.join(" "))
+    format!("8 {b} {side}")
 }
 
 /// What a GGF game holds besides the moves.
@@ -290,7 +290,12 @@ pub fn ggf(
         s += "]";
     }
     if let Some((base, inc)) = h.tc {
-        s += &format!("TI[{}//{}]", clock(base), clock(inc));
+        // GGS clock: main[/increment[/extension]].
+        s += &format!("TI[{}", clock(base));
+        if !inc.is_zero() {
+            s += &format!("/{}", inc.as_secs_f64());
+        }
+        s += "]";
     }
     if !h.rules.is_default() {
         s += &format!("RU[{}]", h.rules);
@@ -375,10 +380,10 @@ mod tests {
         };
         let g = ggf(&h, &start, &moves, &[1.5, 0.0], Some((-12, "")));
         assert!(g.starts_with("(;GM[Othello]PC[annex match]DT["));
-        assert!(g.contains("PB[x]PW[y]RE[-12.00]TI[01:30//00:01]TY[8]"));
-        assert!(g.contains(
-            "BO[8 -------- -------- -------- ---O*--- ---*O--- -------- -------- -------- *]"
-        ));
+        assert!(g.contains("PB[x]PW[y]RE[-12.00]TI[01:30/1]TY[8]"));
+        assert!(
+            g.contains("BO[8 ---------------------------O*------*O--------------------------- *]")
+        );
         assert!(g.ends_with("B[f5//1.50]W[d6];)"));
     }
 }

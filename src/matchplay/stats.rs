@@ -277,7 +277,7 @@ impl fmt::Display for ScoreLines<'_> {
         write!(
             f,
             "Elo difference: {:.1} +/- {:.1}, LOS: {:.1} %, DrawRatio: {:.1} %",
-            r.elo(),
+            r.elo() + 0.0, // no "-0.0"
             r.elo_margin(),
             r.los(),
             r.draw_ratio()
