@@ -24,6 +24,8 @@ pub mod eval;
 pub mod search;
 /// The engine facade: options, non-blocking search, events.
 pub mod engine;
+/// The protocols: UCI-style, NBoard, GTP; the only stdout writer.
+pub mod protocol;
 /// `annex analyze`: positions in, JSON lines out.
 pub mod analyze;
 /// Engine-versus-engine matches: protocol clients, referee, statistics.

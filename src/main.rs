@@ -13,6 +13,10 @@ mod tools;
 #[derive(Parser)]
 #[command(name = "annex", version, about = "Annex, an Othello/Reversi engine")]
 struct Cli {
+    /// Protocol of the engine loop: uci, nboard or gtp (default: chosen by
+    /// the first command).
+    #[arg(long)]
+    protocol: Option<String>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -122,13 +126,20 @@ fn run_perft(a: &PerftArgs) -> Result<(), String> {
     Ok(())
 }
 
+fn run_protocol(forced: Option<&str>) -> Result<(), String> {
+    let forced = forced
+        .map(|p| p.parse::<annex::protocol::Protocol>())
+        .transpose()?;
+    annex::protocol::run(forced).map_err(|e| e.to_string())
+}
+
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
         .init();
     let cli = Cli::parse();
     let result = match cli.command {
-        None => Err("protocol loop not built yet".to_string()),
+        None => run_protocol(cli.protocol.as_deref()),
         Some(Command::Perft(a)) => run_perft(&a),
         Some(Command::Match(a)) => tools::match_::run(&a),
         Some(Command::Analyze(a)) => tools::analyze::run(&a),
