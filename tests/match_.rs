@@ -4,7 +4,7 @@
 
 use annex::matchplay::record::{GameRecord, Outcome, Termination};
 use annex::position::Position;
-use annex::rules::RuleSet;
+use annex::rules::{RuleSet, Scoring, Tie};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -77,14 +77,18 @@ fn check_games(dir: &Path, rules: &RuleSet) -> Vec<GameRecord> {
             let want = match black.cmp(&white) {
                 std::cmp::Ordering::Greater => Outcome::BlackWins,
                 std::cmp::Ordering::Less => Outcome::WhiteWins,
+                std::cmp::Ordering::Equal if rules.tie == Tie::Second => Outcome::WhiteWins,
                 std::cmp::Ordering::Equal => Outcome::Draw,
             };
             assert_eq!(g.outcome, want, "game {}", g.number);
             // WOF scoring: empties go to the winner.
             let empties = 64 - black - white;
             let diff = black - white;
-            let wof = diff + diff.signum() * empties;
-            assert_eq!(g.score, wof, "game {}", g.number);
+            let want = match rules.scoring {
+                Scoring::Wof => diff + diff.signum() * empties,
+                Scoring::Count => diff,
+            };
+            assert_eq!(g.score, want, "game {}", g.number);
         } else {
             assert!(
                 !pos.is_game_over(rules),
@@ -421,4 +425,163 @@ fn bad_engines_and_arguments_are_errors() {
     let o = annex_match(&["--engine", &a, "--engine", &b, "--engine-opt", "a:depth=1"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("engine b has no limit"));
+}
+
+fn annex() -> String {
+    env!("CARGO_BIN_EXE_annex").to_string()
+}
+
+/// Two settings of Annex itself (depth 1 against depth 3) over the
+/// UCI-style protocol, detected by handshake.
+#[test]
+fn annex_settings_match() {
+    let dir = scratch("annex");
+    let out = dir.join("out");
+    let a = format!("shallow={}", annex());
+    let b = format!("deep={}", annex());
+    let (xot, out_s) = (xot().display().to_string(), out.display().to_string());
+    let o = annex_match(&[
+        "--engine",
+        &a,
+        "--engine",
+        &b,
+        "--engine-opt",
+        "shallow:depth=1",
+        "--engine-opt",
+        "deep:depth=3",
+        "--games",
+        "4",
+        "--openings",
+        &xot,
+        "--concurrency",
+        "2",
+        "--out",
+        &out_s,
+    ]);
+    assert!(o.status.success());
+    let stdout = String::from_utf8_lossy(&o.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("(uci), id 'Annex"), "{stderr}");
+    let (w, l, d, n) = score_line(&stdout, "shallow", "deep");
+    assert_eq!((w + l + d, n), (4, 4));
+    let games = check_games(&out, &RuleSet::default());
+    assert_eq!(games.len(), 4);
+    assert!(games.iter().all(|g| g.end == Termination::Normal));
+    let shallow_wins = games
+        .iter()
+        .filter(|g| {
+            (g.outcome == Outcome::BlackWins && g.black == "shallow")
+                || (g.outcome == Outcome::WhiteWins && g.white == "shallow")
+        })
+        .count() as u32;
+    assert_eq!(shallow_wins, w);
+}
+
+/// Annex over NBoard against Annex over GTP. NBoard engines solve the last
+/// 20 empties exactly whatever the depth (as Edax does), so the openings
+/// are long transcripts (50 plies, built here with our rules code) to keep
+/// the test fast; they also exercise GTP `play` and NBoard GGF moves.
+#[test]
+fn annex_over_nboard_and_gtp() {
+    let dir = scratch("annex-nb-gtp");
+    let out = dir.join("out");
+    let rules = RuleSet::default();
+    let mut lines = String::new();
+    for pick_last in [false, true] {
+        let mut p = Position::start(&rules);
+        let mut t = String::new();
+        for _ in 0..50 {
+            let l = p.legal_moves(&rules);
+            let m = if l.is_empty() {
+                annex::moves::Move::PASS
+            } else if pick_last {
+                l.as_slice()[l.len() - 1]
+            } else {
+                l.as_slice()[0]
+            };
+            t += &m.to_string();
+            p = p.play_unchecked(&rules, m);
+        }
+        assert!(!p.is_game_over(&rules));
+        lines += &t;
+        lines.push('\n');
+    }
+    let openings = dir.join("long.txt");
+    std::fs::write(&openings, lines).unwrap();
+    let a = format!("nb=nboard:{}", annex());
+    let b = format!("gtp=gtp:{}", annex());
+    let (op, out_s) = (openings.display().to_string(), out.display().to_string());
+    let o = annex_match(&[
+        "--engine",
+        &a,
+        "--engine",
+        &b,
+        "--engine-opt",
+        "gtp:annex-setoption=Depth 2",
+        "--depth",
+        "2",
+        "--games",
+        "4",
+        "--openings",
+        &op,
+        "--out",
+        &out_s,
+    ]);
+    assert!(o.status.success());
+    let games = check_games(&out, &rules);
+    assert_eq!(games.len(), 4);
+    assert!(
+        games.iter().all(|g| g.end == Termination::Normal),
+        "{games:?}"
+    );
+    assert_eq!(games[2].opening, Some(1));
+}
+
+/// Rule options reach the engines (UCI `setoption`) and the referee: one-line
+/// flips (moves such as `e2:sw`), the parallel start, tie second, count
+/// scoring.
+#[test]
+fn annex_match_under_rule_options() {
+    let dir = scratch("annex-rules");
+    let out = dir.join("out");
+    let a = format!("a={}", annex());
+    let b = format!("b={}", annex());
+    let out_s = out.display().to_string();
+    let o = annex_match(&[
+        "--engine",
+        &a,
+        "--engine",
+        &b,
+        "--depth",
+        "1",
+        "--games",
+        "2",
+        "--flips",
+        "one-line",
+        "--start",
+        "parallel",
+        "--tie",
+        "second",
+        "--scoring",
+        "count",
+        "--out",
+        &out_s,
+    ]);
+    assert!(o.status.success());
+    let mut rules = RuleSet::default();
+    for (k, v) in [
+        ("flips", "one-line"),
+        ("start", "parallel"),
+        ("tie", "second"),
+        ("scoring", "count"),
+    ] {
+        rules.set(k, v).unwrap();
+    }
+    let games = check_games(&out, &rules);
+    assert_eq!(games.len(), 2);
+    assert!(
+        games.iter().all(|g| g.end == Termination::Normal),
+        "{games:?}"
+    );
+    assert!(games.iter().all(|g| g.outcome != Outcome::Draw));
 }
