@@ -8,7 +8,8 @@
 //!
 //! SPRT (generalised, normal approximation; M. Van den Bergh): with
 //! `s0`, `s1` the expected scores at `elo0`, `elo1`,
-//! `LLR = n (s1 - s0)(2 s - s0 - s1) / (2 σ²)`; H1 (`elo1`) is accepted
+//! `LLR = n (s1 - s0)(2 s - s0 - s1) / (2 σ²)` (σ² with one extra win and
+//! one extra loss, see [`Sprt::llr`]); H1 (`elo1`) is accepted
 //! when `LLR ≥ ln((1-β)/α)`, H0 (`elo0`) when `LLR ≤ ln(β/(1-α))`.
 
 use std::fmt;
@@ -198,25 +199,24 @@ impl Sprt {
         )
     }
 
-    /// The log-likelihood ratio of H1 against H0. The win, loss and draw
-    /// frequencies are regularised by adding 0.001 to each count (as
-    /// Fishtest does), so that one-sided results still have a variance.
+    /// The log-likelihood ratio of H1 against H0. The variance is taken
+    /// with one extra win and one extra loss (a weak prior towards an even
+    /// result), so that one-sided results, common in short Othello matches
+    /// without draws, neither divide by zero nor decide after 2 games; the
+    /// mean score is the observed one.
     pub fn llr(&self, r: &Wld) -> f64 {
         let n = f64::from(r.games());
         if n == 0.0 {
             return 0.0;
         }
-        const EPS: f64 = 1e-3;
-        let (w, l, d) = (
-            f64::from(r.wins) + EPS,
-            f64::from(r.losses) + EPS,
-            f64::from(r.draws) + EPS,
-        );
-        let t = w + l + d;
-        let s = (w + 0.5 * d) / t;
-        let var = (w * (1.0 - s).powi(2) + l * s.powi(2) + d * (0.5 - s).powi(2)) / t;
+        let prior = Wld {
+            wins: r.wins + 1,
+            losses: r.losses + 1,
+            draws: r.draws,
+        };
+        let var = prior.variance();
         let (s0, s1) = (expected_score(self.elo0), expected_score(self.elo1));
-        n * (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * var)
+        n * (s1 - s0) * (2.0 * r.score() - s0 - s1) / (2.0 * var)
     }
 
     /// The verdict for results `r`.
@@ -350,17 +350,24 @@ mod tests {
             draws: 0,
         };
         assert_eq!(s.verdict(&even), Verdict::Continue);
-        // Direct formula check (the regularisation is negligible here).
+        // Direct formula check (the prior leaves an even variance alone).
         let (s0, s1) = (0.5, expected_score(10.0));
         let want = 10.0 * (s1 - s0) * (2.0 * 0.5 - s0 - s1) / (2.0 * 0.25);
-        assert!((s.llr(&even) - want).abs() < 1e-6);
-        // One-sided results still decide.
-        let lost = Wld {
+        assert!((s.llr(&even) - want).abs() < 1e-12);
+        // One-sided results decide, but not at once.
+        let lost = |n| Wld {
             wins: 0,
-            losses: 3,
+            losses: n,
             draws: 0,
         };
-        assert_eq!(s.verdict(&lost), Verdict::H0);
+        let s50: Sprt = "0,50,0.05,0.05".parse().unwrap();
+        assert_eq!(s50.verdict(&lost(3)), Verdict::Continue);
+        assert_eq!(s50.verdict(&lost(12)), Verdict::H0);
+        // σ² of (1 win, 13 losses) = (1/14)(13/14).
+        let var = (1.0 / 14.0) * (13.0 / 14.0);
+        let (a0, a1) = (0.5, expected_score(50.0));
+        let want = 12.0 * (a1 - a0) * (0.0 - a0 - a1) / (2.0 * var);
+        assert!((s50.llr(&lost(12)) - want).abs() < 1e-9);
         assert_eq!(s.verdict(&Wld::default()), Verdict::Continue);
         assert!(s.report(&strong).ends_with("H1 was accepted"));
     }
