@@ -30,3 +30,5 @@ pub mod protocol;
 pub mod analyze;
 /// Engine-versus-engine matches: protocol clients, referee, statistics.
 pub mod matchplay;
+/// Command-line tools (`solve`, `bench`, ...).
+pub mod tools;

@@ -8,8 +8,6 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 use std::time::Instant;
 
-mod tools;
-
 #[derive(Parser)]
 #[command(name = "annex", version, about = "Annex, an Othello/Reversi engine")]
 struct Cli {
@@ -56,10 +54,14 @@ impl RuleArgs {
 enum Command {
     /// Count the leaves of the game tree.
     Perft(PerftArgs),
+    /// Solve the positions of an OBF file exactly (or WLD) and check them.
+    Solve(annex::tools::solve::SolveArgs),
+    /// Search fixed positions at a fixed depth: the node-count signature.
+    Bench(annex::tools::bench::BenchArgs),
     /// Play engine-versus-engine games (UCI-style, NBoard or GTP engines).
-    Match(tools::match_::MatchArgs),
+    Match(annex::tools::match_::MatchArgs),
     /// Analyse positions for scripts: one JSON object per line.
-    Analyze(tools::analyze::AnalyzeArgs),
+    Analyze(annex::tools::analyze::AnalyzeArgs),
 }
 
 #[derive(clap::Args)]
@@ -141,8 +143,10 @@ fn main() -> ExitCode {
     let result = match cli.command {
         None => run_protocol(cli.protocol.as_deref()),
         Some(Command::Perft(a)) => run_perft(&a),
-        Some(Command::Match(a)) => tools::match_::run(&a),
-        Some(Command::Analyze(a)) => tools::analyze::run(&a),
+        Some(Command::Solve(a)) => annex::tools::solve::run(&a),
+        Some(Command::Bench(a)) => annex::tools::bench::run(&a).map(|_| ()),
+        Some(Command::Match(a)) => annex::tools::match_::run(&a),
+        Some(Command::Analyze(a)) => annex::tools::analyze::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

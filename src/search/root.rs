@@ -87,7 +87,10 @@ pub fn run_worker(job: &Job, id: usize, tx: &Sender<WorkerMsg>) -> Option<BestMo
     } else if let Some(d) = limits.depth {
         let d = d.max(1);
         if d >= empties {
-            (1..empties.min(d))
+            let pre = cfg
+                .presolve_depth
+                .min(empties.saturating_sub(cfg.solve_margin));
+            (1..=pre)
                 .map(Kind::Mid)
                 .chain([Kind::Solve(SolveMode::Exact)])
                 .collect()

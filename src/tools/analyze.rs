@@ -1,9 +1,9 @@
 //! `annex analyze`: positions from a file or stdin, one JSON object per
-//! line on stdout (schema: [`annex::analyze`]).
+//! line on stdout (schema: [`crate::analyze`]).
 
-use crate::RuleArgs;
-use annex::analyze::{AnalyzeOptions, Analyzer};
-use annex::search::{Limits, SolveMode};
+use super::match_::RuleFlags;
+use crate::analyze::{AnalyzeOptions, Analyzer};
+use crate::search::{Limits, SolveMode};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -42,7 +42,7 @@ pub struct AnalyzeArgs {
     #[arg(long)]
     hash: Option<usize>,
     #[command(flatten)]
-    rules: RuleArgs,
+    rules: RuleFlags,
 }
 
 /// Runs `annex analyze`.

@@ -1,12 +1,12 @@
 //! `annex match`: engine-versus-engine games, cutechess-like. The logic is
-//! in [`annex::matchplay`]; this file maps the command line onto it and
+//! in [`crate::matchplay`]; this file maps the command line onto it and
 //! prints the final report on stdout (progress goes to stderr).
 
-use crate::RuleArgs;
-use annex::matchplay::openings::parse_openings;
-use annex::matchplay::stats::{ScoreLines, Sprt};
-use annex::matchplay::tournament::{run_match, MatchConfig};
-use annex::matchplay::{parse_tc, EngineSpec};
+use crate::matchplay::openings::parse_openings;
+use crate::matchplay::stats::{ScoreLines, Sprt};
+use crate::matchplay::tournament::{run_match, MatchConfig};
+use crate::matchplay::{parse_tc, EngineSpec};
+use crate::rules::RuleSet;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -61,7 +61,44 @@ pub struct MatchArgs {
     #[arg(long, default_value_t = 60)]
     hang: u64,
     #[command(flatten)]
-    rules: RuleArgs,
+    rules: RuleFlags,
+}
+
+/// The rule options `--start --flips --tie --scoring` of `match` and
+/// `analyze`.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct RuleFlags {
+    /// Start position: diagonal, parallel or free.
+    #[arg(long, default_value = "diagonal")]
+    start: String,
+    /// Flips: all or one-line.
+    #[arg(long, default_value = "all")]
+    flips: String,
+    /// Tie rule: draw or second.
+    #[arg(long, default_value = "draw")]
+    tie: String,
+    /// Scoring: wof or count.
+    #[arg(long, default_value = "wof")]
+    scoring: String,
+}
+
+impl RuleFlags {
+    /// The rule set.
+    ///
+    /// # Errors
+    /// An invalid value.
+    pub fn rules(&self) -> Result<RuleSet, String> {
+        let mut r = RuleSet::default();
+        for (k, v) in [
+            ("start", &self.start),
+            ("flips", &self.flips),
+            ("tie", &self.tie),
+            ("scoring", &self.scoring),
+        ] {
+            r.set(k, v).map_err(|e| e.to_string())?;
+        }
+        Ok(r)
+    }
 }
 
 fn config(a: &MatchArgs) -> Result<MatchConfig, String> {
@@ -142,7 +179,7 @@ fn config(a: &MatchArgs) -> Result<MatchConfig, String> {
 ///
 /// # Errors
 /// Bad arguments, or a match that cannot be run (see
-/// [`annex::matchplay::tournament::run_match`]).
+/// [`crate::matchplay::tournament::run_match`]).
 pub fn run(a: &MatchArgs) -> Result<(), String> {
     let cfg = config(a)?;
     let report = run_match(&cfg, &mut |l| eprintln!("{l}"))?;
@@ -158,7 +195,7 @@ pub fn run(a: &MatchArgs) -> Result<(), String> {
     }
     let mut forfeits: Vec<String> = Vec::new();
     for g in &report.games {
-        if g.end != annex::matchplay::record::Termination::Normal {
+        if g.end != crate::matchplay::record::Termination::Normal {
             forfeits.push(format!(
                 "game {}: {} ({})",
                 g.number,

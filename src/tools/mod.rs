@@ -1,4 +1,11 @@
-//! Command-line tools behind the `annex` subcommands.
+//! Command-line tools behind the `annex` subcommands (they print to stdout;
+//! the engine protocol is not involved).
 
+/// `annex bench`: the search signature.
+pub mod bench;
+/// `annex solve`: exact / WLD solving of OBF suites.
+pub mod solve;
+/// `annex match`: engine-versus-engine games.
 pub mod match_;
+/// `annex analyze`: JSON lines for scripts.
 pub mod analyze;
