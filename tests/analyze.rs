@@ -250,3 +250,49 @@ fn input_forms_errors_and_limits() {
     check_schema(&out[0], true);
     assert_eq!(out[0]["moves"].as_array().unwrap().len(), 2);
 }
+
+/// `annex analyze --solve` and `annex solve` agree on FFO #1-#6 (the
+/// analyze input here is the OBF file itself).
+#[test]
+fn analyze_agrees_with_solve() {
+    let text = crate::util::read_data("endgame/ffo/fforum-1-19.obf");
+    let six: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(6)
+        .collect();
+    let path = std::env::temp_dir().join(format!("annex-analyze-{}.obf", std::process::id()));
+    std::fs::write(&path, six.join("\n")).unwrap();
+    let solve = Command::new(env!("CARGO_BIN_EXE_annex"))
+        .arg("solve")
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(solve.status.success());
+    let solve = String::from_utf8(solve.stdout).unwrap();
+    // `  # empt move score  want result ...` then one row per position.
+    let rows: Vec<Vec<&str>> = solve
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.first().is_some_and(|x| x.parse::<usize>().is_ok()))
+        .collect();
+    assert_eq!(rows.len(), 6, "{solve}");
+    let p = path.display().to_string();
+    let (code, out) = analyze(&[p.as_str(), "--solve"], "");
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(code, Some(0));
+    assert_eq!(out.len(), 6);
+    for (row, v) in rows.iter().zip(&out) {
+        check_schema(v, false);
+        let score: i64 = row[3].trim_start_matches('+').parse().unwrap();
+        assert_eq!(v["score"], score, "solve row {row:?} vs {v}");
+        assert_eq!(v["exact"], true);
+        // The best move may differ only between moves of equal score.
+        let obf: ObfLine = six[v["line"].as_u64().unwrap() as usize - 1]
+            .parse()
+            .unwrap();
+        let best: Move = v["best_move"].as_str().unwrap().parse().unwrap();
+        let solve_best: Move = row[2].parse().unwrap();
+        assert!(obf.best_moves().contains(&best) && obf.best_moves().contains(&solve_best));
+    }
+}
