@@ -32,7 +32,11 @@ pub mod search;
 pub mod engine;
 /// The protocols: UCI-style, NBoard, GTP; the only stdout writer.
 pub mod protocol;
-/// Command-line tools behind `annex <subcommand>`.
-pub mod tools;
+/// `annex analyze`: positions in, JSON lines out.
+pub mod analyze;
+/// Engine-versus-engine matches: protocol clients, referee, statistics.
+pub mod matchplay;
 /// Training the pattern evaluation from game records.
 pub mod train;
+/// Command-line tools behind `annex <subcommand>`.
+pub mod tools;

@@ -72,6 +72,10 @@ enum Command {
     Train(train_tool::TrainArgs),
     /// Measure an evaluation: accuracy, speed, self-play strength.
     EvalMeasure(train_tool::MeasureArgs),
+    /// Play engine-versus-engine games (UCI-style, NBoard or GTP engines).
+    Match(annex::tools::match_::MatchArgs),
+    /// Analyse positions for scripts: one JSON object per line.
+    Analyze(annex::tools::analyze::AnalyzeArgs),
 }
 
 #[derive(Subcommand)]
@@ -196,6 +200,8 @@ fn main() -> ExitCode {
         Some(Command::Bench(a)) => annex::tools::bench::run(&a).map(|_| ()),
         Some(Command::Train(a)) => train_tool::run(&a),
         Some(Command::EvalMeasure(a)) => train_tool::measure(&a),
+        Some(Command::Match(a)) => annex::tools::match_::run(&a),
+        Some(Command::Analyze(a)) => annex::tools::analyze::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

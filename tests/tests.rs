@@ -14,3 +14,5 @@ mod protocol_gtp;
 mod protocol_nboard;
 mod solo;
 mod eval;
+mod match_;
+mod analyze;

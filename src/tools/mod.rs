@@ -9,3 +9,7 @@ pub mod solo;
 pub mod bench;
 /// `annex solve`: exact / WLD solving of OBF suites.
 pub mod solve;
+/// `annex match`: engine-versus-engine games.
+pub mod match_;
+/// `annex analyze`: JSON lines for scripts.
+pub mod analyze;
