@@ -22,6 +22,7 @@
 //! assert!(rx.try_iter().any(|ev| matches!(ev, EngineEvent::BestMove(_))));
 //! ```
 
+use crate::book::Book;
 use crate::eval::Evaluator;
 use crate::moves::Move;
 use crate::position::Position;
@@ -122,6 +123,8 @@ pub struct Engine {
     hash_mb: usize,
     multipv: usize,
     ponder: bool,
+    own_book: bool,
+    book: Arc<Book>,
     evaluator: Evaluator,
     config: Config,
     tt: Arc<Table>,
@@ -157,6 +160,8 @@ impl Engine {
             hash_mb: DEFAULT_HASH_MB,
             multipv: 1,
             ponder: false,
+            own_book: true,
+            book: Book::shared_default(),
             evaluator: Evaluator::default(),
             config: Config::default(),
             tt: Arc::new(Table::new(DEFAULT_HASH_MB)),
@@ -200,6 +205,22 @@ impl Engine {
                 name: "Ponder",
                 kind: OptionKind::Check,
                 default: "false".into(),
+                min: 0,
+                max: 0,
+                vars: &[],
+            },
+            OptionSpec {
+                name: "OwnBook",
+                kind: OptionKind::Check,
+                default: "true".into(),
+                min: 0,
+                max: 0,
+                vars: &[],
+            },
+            OptionSpec {
+                name: "BookFile",
+                kind: OptionKind::String,
+                default: "embedded".into(),
                 min: 0,
                 max: 0,
                 vars: &[],
@@ -257,16 +278,17 @@ impl Engine {
                 }
             }
             "multipv" => self.multipv = spin(1, 64)?,
-            "ponder" => {
-                self.ponder = match value.to_ascii_lowercase().as_str() {
-                    "true" | "on" | "1" => true,
-                    "false" | "off" | "0" => false,
-                    _ => {
-                        return Err(format!(
-                            "invalid value '{value}' for option {name} (expected true or false)"
-                        ))
-                    }
-                }
+            "ponder" => self.ponder = parse_check(name, value)?,
+            "ownbook" => self.own_book = parse_check(name, value)?,
+            "bookfile" => {
+                // A book file from `annex book build`, `embedded`, or `none`.
+                self.book = match value.to_ascii_lowercase().as_str() {
+                    "embedded" | "default" => Book::shared_default(),
+                    "none" | "" => Arc::new(Book::default()),
+                    _ => Arc::new(
+                        Book::load(std::path::Path::new(value)).map_err(|e| e.to_string())?,
+                    ),
+                };
             }
             "evalfile" => {
                 // A weights file from `annex train`, or `embedded` / `simple`.
@@ -328,6 +350,60 @@ impl Engine {
         self.tt.clear();
     }
 
+    /// The book move for `pos` under `limits`, if the book applies: the
+    /// `OwnBook` option is on, the rules are the default ones, and the
+    /// search is a move choice in a game (clock or movetime limits; not
+    /// depth, nodes, infinite, ponder, solve, multi-PV or searchmoves,
+    /// which ask for a search).
+    fn book_move(&self, pos: &Position, limits: &Limits) -> Option<BestMove> {
+        let game_move = limits.depth.is_none()
+            && limits.nodes.is_none()
+            && !limits.infinite
+            && !limits.ponder
+            && limits.solve.is_none()
+            && limits.multipv <= 1
+            && limits.searchmoves.is_empty();
+        if !self.own_book || !self.rules.is_default() || !game_move {
+            return None;
+        }
+        let choice = self.book.best_move(&pos.board)?;
+        let (best, next) = pos.play(&self.rules, choice.mv).ok()?;
+        let ponder = self
+            .book
+            .best_move(&next.board)
+            .map(|c| c.mv)
+            .filter(|&m| next.play(&self.rules, m).is_ok());
+        let pv: Vec<Move> = std::iter::once(best).chain(ponder).collect();
+        let info = Info {
+            depth: 0,
+            selectivity: None,
+            score: choice.score,
+            tie: None,
+            bound: crate::search::Bound::Exact,
+            exact: false,
+            wld: false,
+            nodes: 0,
+            nps: 0,
+            time: Duration::ZERO,
+            hashfull: 0,
+            multipv: 1,
+            pv: pv.clone(),
+        };
+        Some(BestMove {
+            best,
+            ponder,
+            score: choice.score,
+            tie: None,
+            exact: false,
+            wld: false,
+            depth: 0,
+            nodes: 0,
+            time: Duration::ZERO,
+            pv,
+            lines: vec![info],
+        })
+    }
+
     /// Starts a search of `pos` and returns at once. Emits Info events and
     /// exactly one BestMove (a pass when the side to move has no move or
     /// the game is over). A running search is stopped first.
@@ -337,6 +413,19 @@ impl Engine {
         }
         self.wait();
         while self.control.rx.try_recv().is_ok() {}
+        if let Some(bm) = self.book_move(&pos, &limits) {
+            log::info!("book move {}", bm.best);
+            let _ = self.events.send(EngineEvent::Message(format!(
+                "book move {} score {:+}",
+                bm.best, bm.score
+            )));
+            for l in &bm.lines {
+                let _ = self.events.send(EngineEvent::Info(l.clone()));
+            }
+            *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Some(bm.clone());
+            let _ = self.events.send(EngineEvent::BestMove(bm));
+            return;
+        }
         if limits.multipv == 0 {
             limits.multipv = self.multipv;
         }
@@ -441,6 +530,17 @@ impl Drop for Engine {
             self.stop();
         }
         self.wait();
+    }
+}
+
+/// Parses a check option's value.
+fn parse_check(name: &str, value: &str) -> Result<bool, String> {
+    match value.to_ascii_lowercase().as_str() {
+        "true" | "on" | "1" => Ok(true),
+        "false" | "off" | "0" => Ok(false),
+        _ => Err(format!(
+            "invalid value '{value}' for option {name} (expected true or false)"
+        )),
     }
 }
 

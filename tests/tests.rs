@@ -13,6 +13,7 @@ mod protocol;
 mod protocol_gtp;
 mod protocol_nboard;
 mod solo;
+mod book;
 mod eval;
 mod match_;
 mod analyze;

@@ -130,6 +130,14 @@ impl Book {
         })
     }
 
+    /// The embedded default book, decoded once per process and shared.
+    pub fn shared_default() -> std::sync::Arc<Book> {
+        static DEFAULT: std::sync::OnceLock<std::sync::Arc<Book>> = std::sync::OnceLock::new();
+        DEFAULT
+            .get_or_init(|| std::sync::Arc::new(Book::default_book()))
+            .clone()
+    }
+
     /// Number of positions.
     pub fn len(&self) -> usize {
         self.entries.len()
