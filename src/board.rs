@@ -81,7 +81,7 @@ fn moves_dir(p: u64, mask: u64, s: u32) -> u64 {
 }
 
 /// Legal move squares of `p` against `o` (flips = all, no placement phase).
-#[inline]
+#[inline(always)]
 pub fn legal_moves(p: u64, o: u64) -> u64 {
     let mask = o & 0x7e7e_7e7e_7e7e_7e7e;
     let m =
@@ -94,26 +94,19 @@ pub fn legal_moves(p: u64, o: u64) -> u64 {
 fn flip_up(ray: u64, p: u64, o: u64) -> u64 {
     let x = ray & !o;
     let first = x & x.wrapping_neg();
-    if first & p != 0 {
-        ray & (first - 1)
-    } else {
-        0
-    }
+    (ray & first.wrapping_sub(1)) & ((first & p != 0) as u64).wrapping_neg()
 }
 
 /// Flips along the ray `ray` going to lower bit indices.
 #[inline(always)]
 fn flip_down(ray: u64, p: u64, o: u64) -> u64 {
     let x = ray & !o;
-    if x == 0 {
-        return 0;
-    }
-    let first = 1u64 << (63 - x.leading_zeros());
-    if first & p != 0 {
-        ray & !(first | (first - 1))
-    } else {
-        0
-    }
+    // The highest square of the ray that is not O. When there is none,
+    // the shift wraps to bit 63 and nothing above it is in the ray, so the
+    // result is 0 without a branch.
+    let first = (1u64 << 63).wrapping_shr(x.leading_zeros());
+    let run = ray & !(first | first.wrapping_sub(1));
+    run & ((first & p != 0) as u64).wrapping_neg()
 }
 
 /// The discs a move by `p` on square `sq` turns in direction `dir` alone.
@@ -128,7 +121,7 @@ pub fn flips_dir(p: u64, o: u64, sq: usize, dir: Direction) -> u64 {
 
 /// The discs a move by `p` on empty square `sq` turns (all lines).
 /// Zero when the move does not bracket anything.
-#[inline]
+#[inline(always)]
 pub fn flips(p: u64, o: u64, sq: usize) -> u64 {
     let r = &RAYS[sq];
     flip_down(r[0], p, o)

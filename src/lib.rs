@@ -26,5 +26,17 @@ pub mod eval;
 pub mod gamedb;
 /// The opening book: format, lookup, building.
 pub mod book;
+/// Search: PVS, endgame solver, transposition table, threads.
+pub mod search;
+/// The engine facade: options, non-blocking search, events.
+pub mod engine;
+/// The protocols: UCI-style, NBoard, GTP; the only stdout writer.
+pub mod protocol;
+/// `annex analyze`: positions in, JSON lines out.
+pub mod analyze;
+/// Engine-versus-engine matches: protocol clients, referee, statistics.
+pub mod matchplay;
+/// Training the pattern evaluation from game records.
+pub mod train;
 /// Command-line tools behind `annex <subcommand>`.
 pub mod tools;

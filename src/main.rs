@@ -10,9 +10,16 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
+#[path = "tools/train.rs"]
+mod train_tool;
+
 #[derive(Parser)]
 #[command(name = "annex", version, about = "Annex, an Othello/Reversi engine")]
 struct Cli {
+    /// Protocol of the engine loop: uci, nboard or gtp (default: chosen by
+    /// the first command).
+    #[arg(long)]
+    protocol: Option<String>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -57,6 +64,18 @@ enum Command {
     Book(BookCommand),
     /// The solo puzzle: play dealt games with a player, or interactively.
     Solo(annex::tools::solo::SoloArgs),
+    /// Solve the positions of an OBF file exactly (or WLD) and check them.
+    Solve(annex::tools::solve::SolveArgs),
+    /// Search fixed positions at a fixed depth: the node-count signature.
+    Bench(annex::tools::bench::BenchArgs),
+    /// Train the pattern evaluation from game records.
+    Train(train_tool::TrainArgs),
+    /// Measure an evaluation: accuracy, speed, self-play strength.
+    EvalMeasure(train_tool::MeasureArgs),
+    /// Play engine-versus-engine games (UCI-style, NBoard or GTP engines).
+    Match(annex::tools::match_::MatchArgs),
+    /// Analyse positions for scripts: one JSON object per line.
+    Analyze(annex::tools::analyze::AnalyzeArgs),
 }
 
 #[derive(Subcommand)]
@@ -104,10 +123,10 @@ struct PerftArgs {
     #[arg(long, default_value_t = 256)]
     hash: usize,
     /// Start from this board: "<64 chars> <X|O>".
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     board: Option<String>,
     /// Then play this transcript.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     moves: Option<String>,
     #[command(flatten)]
     rules: RuleArgs,
@@ -151,13 +170,20 @@ fn run_perft(a: &PerftArgs) -> Result<(), String> {
     Ok(())
 }
 
+fn run_protocol(forced: Option<&str>) -> Result<(), String> {
+    let forced = forced
+        .map(|p| p.parse::<annex::protocol::Protocol>())
+        .transpose()?;
+    annex::protocol::run(forced).map_err(|e| e.to_string())
+}
+
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
         .init();
     let cli = Cli::parse();
     let result = match cli.command {
-        None => Err("protocol loop not built yet".to_string()),
+        None => run_protocol(cli.protocol.as_deref()),
         Some(Command::Perft(a)) => run_perft(&a),
         Some(Command::Book(BookCommand::Build {
             out,
@@ -170,6 +196,12 @@ fn main() -> ExitCode {
             annex::tools::book::show(file.as_deref(), &moves).map(|s| println!("{s}"))
         }
         Some(Command::Solo(a)) => annex::tools::solo::run(&a),
+        Some(Command::Solve(a)) => annex::tools::solve::run(&a),
+        Some(Command::Bench(a)) => annex::tools::bench::run(&a).map(|_| ()),
+        Some(Command::Train(a)) => train_tool::run(&a),
+        Some(Command::EvalMeasure(a)) => train_tool::measure(&a),
+        Some(Command::Match(a)) => annex::tools::match_::run(&a),
+        Some(Command::Analyze(a)) => annex::tools::analyze::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -286,7 +286,8 @@ impl MoveList {
     }
 
     /// Like [`MoveList::find`], also resolving `f5:ne` to `f5` when f5
-    /// brackets only the line towards ne on `board`.
+    /// brackets only the line towards ne on `board` (under either flips
+    /// option; a direction that is not the only bracketed line is illegal).
     ///
     /// # Errors
     /// As [`MoveList::find`].
@@ -296,9 +297,12 @@ impl MoveList {
             Err(e) => {
                 if let (Some(sq), Some(d)) = (m.to_square(), m.direction()) {
                     let plain = Move::square(sq);
-                    if self.contains(plain)
-                        && flips_dir(board.player, board.opponent, sq.index(), d) != 0
-                    {
+                    // Only when that line is all the plain move turns: under
+                    // flips all, f5:ne must not stand for an f5 that turns
+                    // other lines too.
+                    let (p, o, i) = (board.player, board.opponent, sq.index());
+                    let line = flips_dir(p, o, i, d);
+                    if self.contains(plain) && line != 0 && line == flips(p, o, i) {
                         return Ok(plain);
                     }
                 }

@@ -22,7 +22,7 @@
 //! assert_eq!(perft(&Position::start(&r).board, &r, 6, Convention::Oeis, 1), 8200);
 //! ```
 
-use crate::board::{legal_moves, Board};
+use crate::board::{flips, legal_moves, Board};
 use crate::moves::{play_unchecked, Move, MoveList};
 use crate::rules::RuleSet;
 use std::fmt;
@@ -103,137 +103,259 @@ pub fn perft_general(board: &Board, rules: &RuleSet, depth: u32, conv: Conventio
 
 /// A shared, lock-free table of exact subtree counts.
 ///
-/// Each entry is four atomics written one after the other: player,
-/// opponent, count and a check word mixing all three with the depth. A
-/// reader accepts an entry only when the check word matches what it reads,
-/// so a torn entry (two writers racing) is rejected rather than trusted;
-/// races only lose entries, never corrupt counts (up to a 2^-64 chance).
+/// Buckets of two entries fill one 64-byte cache line. Each entry is four
+/// atomics written one after the other: player, opponent, the depth (top
+/// 8 bits) with the count (low 56 bits), and a check word mixing all three.
+/// A reader accepts an entry only when the check word matches what it
+/// reads, so a torn entry (two writers racing) is rejected rather than
+/// trusted; races only lose entries, never corrupt counts (up to a 2^-64
+/// chance). A new result replaces the entry of the same key, else the
+/// shallower of the two (the deeper subtree saves more work).
 struct CountTable {
-    entries: Vec<[AtomicU64; 4]>,
+    buckets: Vec<Bucket>,
     mask: usize,
 }
 
+#[repr(align(64))]
+#[derive(Default)]
+struct Bucket([[AtomicU64; 4]; 2]);
+
+/// Counts at or above this do not fit beside the depth and are not stored.
+const COUNT_LIMIT: u64 = 1 << 56;
+
 impl CountTable {
-    fn new(mb: usize) -> CountTable {
-        let n = ((mb.max(1) << 20) / 32).next_power_of_two() / 2;
-        let n = n.max(1024);
-        let entries = (0..n)
-            .map(|_| {
-                [
-                    AtomicU64::new(0),
-                    AtomicU64::new(0),
-                    AtomicU64::new(0),
-                    AtomicU64::new(u64::MAX),
-                ]
-            })
-            .collect();
+    /// A table of about `bytes` bytes (a power of two, at least 64 KiB).
+    fn new(bytes: usize) -> CountTable {
+        let n = (bytes / 64).max(1024).next_power_of_two();
+        let n = if n * 64 > bytes.max(1 << 16) {
+            n / 2
+        } else {
+            n
+        };
+        let buckets = (0..n).map(|_| Bucket::default()).collect();
         CountTable {
-            entries,
+            buckets,
             mask: n - 1,
         }
     }
 
-    #[inline]
-    fn check(b: &Board, depth: u32, count: u64) -> u64 {
-        let h = b.hash() ^ (depth as u64).wrapping_mul(0xff51_afd7_ed55_8ccd);
-        (h ^ count.wrapping_mul(0x9e37_79b9_7f4a_7c15)).rotate_left(17)
+    #[inline(always)]
+    fn check(p: u64, o: u64, word: u64) -> u64 {
+        let h = Board::new(p, o).hash();
+        (h ^ word.wrapping_mul(0x9e37_79b9_7f4a_7c15)).rotate_left(17) | 1
     }
 
-    #[inline]
-    fn index(&self, b: &Board, depth: u32) -> usize {
-        (b.hash().wrapping_add(depth as u64 * 0x2545_f491_4f6c_dd1d) >> 20) as usize & self.mask
+    #[inline(always)]
+    fn bucket(&self, b: &Board) -> &Bucket {
+        &self.buckets[(b.hash() >> 32) as usize & self.mask]
     }
 
+    #[inline(always)]
     fn get(&self, b: &Board, depth: u32) -> Option<u64> {
-        let e = &self.entries[self.index(b, depth)];
-        let p = e[0].load(Ordering::Relaxed);
-        let o = e[1].load(Ordering::Relaxed);
-        let c = e[2].load(Ordering::Relaxed);
-        let k = e[3].load(Ordering::Relaxed);
-        (p == b.player && o == b.opponent && k == CountTable::check(b, depth, c)).then_some(c)
+        let want = (depth as u64) << 56;
+        for e in &self.bucket(b).0 {
+            let p = e[0].load(Ordering::Relaxed);
+            let o = e[1].load(Ordering::Relaxed);
+            let w = e[2].load(Ordering::Relaxed);
+            let k = e[3].load(Ordering::Relaxed);
+            if p == b.player
+                && o == b.opponent
+                && w & !(COUNT_LIMIT - 1) == want
+                && k == CountTable::check(p, o, w)
+            {
+                return Some(w & (COUNT_LIMIT - 1));
+            }
+        }
+        None
     }
 
+    #[inline(always)]
     fn put(&self, b: &Board, depth: u32, count: u64) {
-        let e = &self.entries[self.index(b, depth)];
+        if count >= COUNT_LIMIT {
+            return;
+        }
+        let bucket = &self.bucket(b).0;
+        let depth_of = |e: &[AtomicU64; 4]| (e[2].load(Ordering::Relaxed) >> 56) as u32;
+        let same = |e: &[AtomicU64; 4]| {
+            e[0].load(Ordering::Relaxed) == b.player && e[1].load(Ordering::Relaxed) == b.opponent
+        };
+        let e = if same(&bucket[0]) {
+            &bucket[0]
+        } else if same(&bucket[1]) || depth_of(&bucket[0]) > depth_of(&bucket[1]) {
+            &bucket[1]
+        } else {
+            &bucket[0]
+        };
+        let w = (depth as u64) << 56 | count;
+        e[3].store(0, Ordering::Relaxed);
         e[0].store(b.player, Ordering::Relaxed);
         e[1].store(b.opponent, Ordering::Relaxed);
-        e[2].store(count, Ordering::Relaxed);
-        e[3].store(CountTable::check(b, depth, count), Ordering::Relaxed);
+        e[2].store(w, Ordering::Relaxed);
+        e[3].store(
+            CountTable::check(b.player, b.opponent, w),
+            Ordering::Relaxed,
+        );
     }
 }
 
-/// Depth at and above which subtrees go through the table.
-const HASH_DEPTH: u32 = 3;
+/// Table size for a run: what the user allows, but no more than the
+/// subtree can use (a small count should not pay for clearing 256 MiB).
+fn table_bytes(hash_mb: usize, depth: u32) -> usize {
+    let cap = 16usize << 10 << depth.min(24);
+    (hash_mb.max(1) << 20).min(cap)
+}
 
+/// Subtrees at least this deep go through the table (depth 3 subtrees are
+/// cheaper to count than to look up; measured).
+const HASH_DEPTH: u32 = 4;
+
+/// The default-rules counter: bulk counting of the last two plies, the
+/// shared table above them, positions keyed by their symmetry-canonical
+/// board (without it, perft(12) takes four times as long).
 struct Fast<'a> {
     conv: Convention,
     table: &'a CountTable,
 }
 
-impl Fast<'_> {
-    /// Leaves below a position with no move for the side to move, at depth
-    /// `depth >= 1`.
-    #[inline]
-    fn no_move(&self, p: u64, o: u64, depth: u32) -> u64 {
-        let om = legal_moves(o, p);
-        if om == 0 {
-            return self.conv.game_over();
-        }
-        match self.conv {
-            Convention::NoPass => self.count(o, p, om, depth),
-            _ if depth == 1 => 1,
-            _ => self.count(o, p, om, depth - 1),
-        }
-    }
+/// The counting kernel, compiled twice: portable, and with the x86-64 bit
+/// instructions (hardware popcount, lzcnt, BMI; about 15% faster at
+/// perft(12)) for CPUs that have them, chosen at run time.
+macro_rules! kernel {
+    ($name:ident $(, $feat:literal)?) => {
+        mod $name {
+            use super::{flips, legal_moves, Board, Convention, Fast};
 
-    /// Leaves at `depth >= 1` of a position whose move mask `moves` is
-    /// non-zero.
-    fn count(&self, p: u64, o: u64, moves: u64, depth: u32) -> u64 {
-        debug_assert!(moves != 0);
-        if depth == 1 {
-            return moves.count_ones() as u64;
-        }
-        let board = Board::new(p, o);
-        if depth >= HASH_DEPTH {
-            let (key, _) = board.unique();
-            if let Some(c) = self.table.get(&key, depth) {
-                return c;
+            /// Leaves at depth 1 of a position whose side to move has no move.
+            $(#[target_feature(enable = $feat)])?
+            #[inline]
+            fn pass_leaf(f: &Fast<'_>, p: u64, o: u64) -> u64 {
+                let om = legal_moves(o, p);
+                if om == 0 {
+                    f.conv.game_over()
+                } else if f.conv == Convention::NoPass {
+                    om.count_ones() as u64
+                } else {
+                    1
+                }
             }
-            let n = self.children(&board, moves, depth);
-            self.table.put(&key, depth, n);
-            return n;
-        }
-        self.children(&board, moves, depth)
-    }
 
-    #[inline]
-    fn children(&self, board: &Board, moves: u64, depth: u32) -> u64 {
-        let mut n = 0;
-        let mut m = moves;
-        while m != 0 {
-            let sq = m.trailing_zeros() as usize;
-            m &= m - 1;
-            let c = board.play_square(sq);
-            let cm = legal_moves(c.player, c.opponent);
-            n += if cm == 0 {
-                self.no_move(c.player, c.opponent, depth - 1)
-            } else {
-                self.count(c.player, c.opponent, cm, depth - 1)
-            };
-        }
-        n
-    }
+            /// Leaves at depth 2 of a position with moves `moves` (non-zero):
+            /// the mobility of each child, without making it a node.
+            $(#[target_feature(enable = $feat)])?
+            #[inline]
+            fn count2(f: &Fast<'_>, p: u64, o: u64, moves: u64) -> u64 {
+                let mut n = 0;
+                let mut m = moves;
+                while m != 0 {
+                    let sq = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let fl = flips(p, o, sq);
+                    let (cp, co) = (o ^ fl, p ^ fl ^ (1u64 << sq));
+                    let cm = legal_moves(cp, co);
+                    n += if cm != 0 {
+                        cm.count_ones() as u64
+                    } else {
+                        pass_leaf(f, cp, co)
+                    };
+                }
+                n
+            }
 
+            /// Leaves below a position with no move for the side to move,
+            /// at depth `depth >= 1`.
+            $(#[target_feature(enable = $feat)])?
+            fn no_move(f: &Fast<'_>, p: u64, o: u64, depth: u32) -> u64 {
+                if depth == 1 {
+                    return pass_leaf(f, p, o);
+                }
+                let om = legal_moves(o, p);
+                if om == 0 {
+                    return f.conv.game_over();
+                }
+                match f.conv {
+                    Convention::NoPass => count(f, o, p, om, depth),
+                    _ if depth == 2 => om.count_ones() as u64,
+                    _ => count(f, o, p, om, depth - 1),
+                }
+            }
+
+            /// Leaves at `depth >= 2` of a position whose move mask `moves`
+            /// is non-zero.
+            $(#[target_feature(enable = $feat)])?
+            fn count(f: &Fast<'_>, p: u64, o: u64, moves: u64, depth: u32) -> u64 {
+                debug_assert!(moves != 0 && depth >= 2);
+                if depth == 2 {
+                    return count2(f, p, o, moves);
+                }
+                if depth < super::HASH_DEPTH {
+                    return children(f, p, o, moves, depth);
+                }
+                let key = Board::new(p, o).unique().0;
+                if let Some(c) = f.table.get(&key, depth) {
+                    return c;
+                }
+                let n = children(f, p, o, moves, depth);
+                f.table.put(&key, depth, n);
+                n
+            }
+
+            /// Sum over the children of a position at `depth >= 3`.
+            $(#[target_feature(enable = $feat)])?
+            #[inline]
+            fn children(f: &Fast<'_>, p: u64, o: u64, moves: u64, depth: u32) -> u64 {
+                let mut n = 0;
+                let mut m = moves;
+                while m != 0 {
+                    let sq = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let fl = flips(p, o, sq);
+                    let (cp, co) = (o ^ fl, p ^ fl ^ (1u64 << sq));
+                    let cm = legal_moves(cp, co);
+                    n += if cm == 0 {
+                        no_move(f, cp, co, depth - 1)
+                    } else {
+                        count(f, cp, co, cm, depth - 1)
+                    };
+                }
+                n
+            }
+
+            /// Leaves at `depth` below `board`.
+            $(#[target_feature(enable = $feat)])?
+            pub(super) fn root(f: &Fast<'_>, board: &Board, depth: u32) -> u64 {
+                if depth == 0 {
+                    return 1;
+                }
+                let m = legal_moves(board.player, board.opponent);
+                if m == 0 {
+                    no_move(f, board.player, board.opponent, depth)
+                } else if depth == 1 {
+                    m.count_ones() as u64
+                } else {
+                    count(f, board.player, board.opponent, m, depth)
+                }
+            }
+        }
+    };
+}
+
+kernel!(portable);
+#[cfg(target_arch = "x86_64")]
+kernel!(x86_bits, "popcnt,lzcnt,bmi1,bmi2");
+
+impl Fast<'_> {
     fn root(&self, board: &Board, depth: u32) -> u64 {
-        if depth == 0 {
-            return 1;
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("popcnt")
+            && std::is_x86_feature_detected!("lzcnt")
+            && std::is_x86_feature_detected!("bmi1")
+            && std::is_x86_feature_detected!("bmi2")
+        {
+            // Safety: the kernel only needs these four CPU features, and
+            // the CPU has just been seen to have them.
+            return unsafe { x86_bits::root(self, board, depth) };
         }
-        let m = board.legal_moves();
-        if m == 0 {
-            self.no_move(board.player, board.opponent, depth)
-        } else {
-            self.count(board.player, board.opponent, m, depth)
-        }
+        portable::root(self, board, depth)
     }
 }
 
@@ -282,7 +404,7 @@ pub fn divide(board: &Board, rules: &RuleSet, depth: u32, opt: PerftOptions) -> 
     // A board past the placement plies never returns to them, so the fast
     // path (flips all, plain moves) covers it under any other option.
     let fast = rules.flips == crate::rules::Flips::All && !board.is_placement(rules);
-    let table = fast.then(|| CountTable::new(opt.hash_mb));
+    let table = fast.then(|| CountTable::new(table_bytes(opt.hash_mb, depth)));
     let work = |(m, b, d): &(Move, Board, u32)| -> (Move, u64) {
         let n = match &table {
             Some(t) => Fast { conv, table: t }.root(b, *d),
@@ -409,6 +531,55 @@ pub fn perft_with(board: &Board, rules: &RuleSet, depth: u32, opt: PerftOptions)
 mod tests {
     use super::*;
     use crate::rules::RuleSet;
+
+    /// Both builds of the kernel count the same, under every convention,
+    /// with passes and game ends (positions near the end of random games).
+    #[test]
+    fn kernels_agree() {
+        let r = RuleSet::default();
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for game in 0..40 {
+            let mut b = Board::start();
+            while b.empties() > 9 + game % 5 {
+                let list = MoveList::generate(&b, &r);
+                if list.is_empty() {
+                    if b.is_game_over() {
+                        break;
+                    }
+                    b = b.pass();
+                    continue;
+                }
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let m = list.as_slice()[(seed % list.len() as u64) as usize];
+                b = play_unchecked(&b, &r, m);
+            }
+            for conv in [Convention::Oeis, Convention::Carry, Convention::NoPass] {
+                let table = CountTable::new(1 << 20);
+                let f = Fast {
+                    conv,
+                    table: &table,
+                };
+                let want = perft_general(&b, &r, 7, conv);
+                assert_eq!(portable::root(&f, &b, 7), want, "{conv}");
+                #[cfg(target_arch = "x86_64")]
+                if std::is_x86_feature_detected!("popcnt")
+                    && std::is_x86_feature_detected!("lzcnt")
+                    && std::is_x86_feature_detected!("bmi1")
+                    && std::is_x86_feature_detected!("bmi2")
+                {
+                    let table = CountTable::new(1 << 20);
+                    let f = Fast {
+                        conv,
+                        table: &table,
+                    };
+                    // Safety: the features were just detected.
+                    assert_eq!(unsafe { x86_bits::root(&f, &b, 7) }, want, "{conv}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn fast_matches_general() {

@@ -264,9 +264,15 @@ impl Position {
                 pos = pos.play_unchecked(rules, Move::PASS);
             }
             let ply = played.len() + 1;
-            let (m, next) = pos
-                .play(rules, m)
-                .map_err(|error| ParsePositionError::Move { ply, error })?;
+            // Report the token as written (`--`, `F5`), not as normalised.
+            let (m, next) = pos.play(rules, m).map_err(|error| {
+                let error = match error {
+                    MoveError::Syntax(_) => MoveError::Syntax(tok.clone()),
+                    MoveError::Illegal(_) => MoveError::Illegal(tok.clone()),
+                    MoveError::Ambiguous(_) => MoveError::Ambiguous(tok.clone()),
+                };
+                ParsePositionError::Move { ply, error }
+            })?;
             played.push(m);
             pos = next;
         }
@@ -284,17 +290,20 @@ impl Position {
 
 /// Splits a transcript into move tokens: whitespace/commas separate; inside
 /// a run, a square is 2 characters optionally followed by `:dir`, and the
-/// pass tokens `--`, `@@`, `pass`, `ps`, `pa` stand alone.
+/// pass tokens `--`, `@@`, `pass`, `ps`, `pa` stand alone. A direction is
+/// one letter or two (`ne`, `nw`, `se`, `sw`); when two letters are followed
+/// by a digit, the second letter starts the next square (`g7:we6` is
+/// `g7:w e6`, and `f5:ne3` is `f5:n e3`).
 pub fn split_transcript(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for word in text.split(|c: char| c.is_whitespace() || c == ',' || c == ';') {
         let chars: Vec<char> = word.chars().collect();
+        let lower = |k: usize| chars.get(k).map(|c| c.to_ascii_lowercase());
         let mut i = 0;
         while i < chars.len() {
-            let rest: String = chars[i..].iter().collect();
-            let lower = rest.to_ascii_lowercase();
-            if lower.starts_with("pass") {
-                out.push(rest[..4].to_string());
+            let is_pass4 = (0..4).all(|k| lower(i + k) == "pass".chars().nth(k));
+            if is_pass4 {
+                out.push(chars[i..i + 4].iter().collect());
                 i += 4;
                 continue;
             }
@@ -302,12 +311,14 @@ pub fn split_transcript(text: &str) -> Vec<String> {
             i += 2;
             if i < chars.len() && chars[i] == ':' {
                 let mut j = i + 1;
-                while j < chars.len() && chars[j].is_ascii_alphabetic() && j - i <= 2 {
-                    let c = chars[j].to_ascii_lowercase();
-                    if !matches!(c, 'n' | 's' | 'e' | 'w') {
-                        break;
-                    }
+                if matches!(lower(j), Some('n' | 's' | 'e' | 'w')) {
                     j += 1;
+                    let two = matches!(lower(j - 1), Some('n' | 's'))
+                        && matches!(lower(j), Some('e' | 'w'))
+                        && !chars.get(j + 1).is_some_and(|c| c.is_ascii_digit());
+                    if two {
+                        j += 1;
+                    }
                 }
                 tok.extend(&chars[i..j]);
                 i = j;
@@ -321,24 +332,26 @@ pub fn split_transcript(text: &str) -> Vec<String> {
 impl FromStr for Position {
     type Err = ParsePositionError;
     /// Parses `<64 chars> <side>`; the side may also be glued on as the 65th
-    /// character, and a missing side means X.
+    /// character, and a missing side means X. A last word that is a side
+    /// token is always read as the side, so `<63 chars> X` is a board of 63
+    /// squares, not a board ending in X.
     fn from_str(s: &str) -> Result<Position, ParsePositionError> {
         let t = s.trim();
-        let (board, side) = match t.rsplit_once(char::is_whitespace) {
-            Some((b, sd)) if b.chars().filter(|c| !c.is_whitespace()).count() == 64 => {
-                (b, parse_side(sd.trim())?)
+        if let Some((b, sd)) = t.rsplit_once(char::is_whitespace) {
+            if let Ok(side) = parse_side(sd.trim()) {
+                return Position::parse_board(b, side);
             }
-            _ => {
-                let chars: Vec<char> = t.chars().filter(|c| !c.is_whitespace()).collect();
-                if chars.len() == 65 {
-                    let side = parse_side(&chars[64].to_string())?;
-                    let b: String = chars[..64].iter().collect();
-                    return Position::parse_board(&b, side);
-                }
-                (t, Color::Black)
+            if b.chars().filter(|c| !c.is_whitespace()).count() == 64 {
+                return Err(ParsePositionError::BadSide(sd.trim().to_string()));
             }
-        };
-        Position::parse_board(board, side)
+        }
+        let chars: Vec<char> = t.chars().filter(|c| !c.is_whitespace()).collect();
+        if chars.len() == 65 {
+            let side = parse_side(&chars[64].to_string())?;
+            let b: String = chars[..64].iter().collect();
+            return Position::parse_board(&b, side);
+        }
+        Position::parse_board(t, Color::Black)
     }
 }
 
@@ -386,8 +399,9 @@ impl FromStr for ObfLine {
             if p.is_empty() {
                 continue;
             }
+            // rsplit: a one-line move (`f5:ne:+4`) has a colon of its own.
             let (m, v) = p
-                .split_once(':')
+                .rsplit_once(':')
                 .ok_or_else(|| ParsePositionError::Obf(p.to_string()))?;
             let m: Move = m
                 .trim()
@@ -446,6 +460,12 @@ mod tests {
             split_transcript("f5:nea1--c3pass"),
             ["f5:ne", "a1", "--", "c3", "pass"]
         );
+        // Regression: a one-letter direction glued to the next square.
+        assert_eq!(
+            split_transcript("g7:we6f5:ne3"),
+            ["g7:w", "e6", "f5:n", "e3"]
+        );
+        assert_eq!(split_transcript("f5:nwe3:SE"), ["f5:nw", "e3:SE"]);
     }
 
     #[test]

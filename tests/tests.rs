@@ -3,4 +3,16 @@
 mod util;
 
 mod perft;
+mod reference;
+mod games;
+mod notation;
+mod endgame;
+mod search;
+mod fuzz;
+mod protocol;
+mod protocol_gtp;
+mod protocol_nboard;
 mod solo;
+mod eval;
+mod match_;
+mod analyze;

@@ -16,11 +16,18 @@
 //! assert!(s.abs() < 4 * annex::eval::SCALE);
 //! ```
 
+pub mod pattern;
+mod pattern_eval;
 mod simple;
+pub mod weights;
 
+pub use pattern_eval::PatternEval;
 pub use simple::SimpleEval;
+pub use weights::Weights;
 
 use crate::board::Board;
+use std::path::Path;
+use std::sync::Arc;
 
 /// Evaluation units per disc.
 pub const SCALE: i32 = 32;
@@ -29,11 +36,26 @@ pub const SCALE: i32 = 32;
 pub const MAX_EVAL: i32 = 64 * SCALE;
 
 /// The evaluation in use.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub enum Evaluator {
     /// Hand-written: mobility, potential mobility, corners, parity.
-    #[default]
     Simple,
+    /// Trained patterns (the embedded weights or an `EvalFile`).
+    Pattern(Arc<PatternEval>),
+}
+
+impl Default for Evaluator {
+    /// The embedded pattern evaluation (the simple one if the embedded
+    /// weights were unreadable, which a test rules out).
+    fn default() -> Evaluator {
+        match PatternEval::embedded() {
+            Ok(p) => Evaluator::Pattern(p),
+            Err(e) => {
+                log::error!("{e}; using the simple evaluation");
+                Evaluator::Simple
+            }
+        }
+    }
 }
 
 impl Evaluator {
@@ -43,13 +65,29 @@ impl Evaluator {
     pub fn evaluate(&self, board: &Board) -> i32 {
         match self {
             Evaluator::Simple => SimpleEval::evaluate(board),
+            Evaluator::Pattern(p) => p.evaluate(board),
         }
+    }
+
+    /// Loads a weights file written by `annex train`; `simple` (any case)
+    /// selects the hand-written evaluation and `embedded` the built-in one.
+    pub fn from_file(path: &str) -> Result<Evaluator, String> {
+        if path.eq_ignore_ascii_case("simple") {
+            return Ok(Evaluator::Simple);
+        }
+        if path.eq_ignore_ascii_case("embedded") || path.is_empty() {
+            return PatternEval::embedded().map(Evaluator::Pattern);
+        }
+        Ok(Evaluator::Pattern(Arc::new(PatternEval::from_file(
+            Path::new(path),
+        )?)))
     }
 
     /// A short name for logs and `info string`.
     pub fn name(&self) -> &'static str {
         match self {
             Evaluator::Simple => "simple",
+            Evaluator::Pattern(_) => "pattern",
         }
     }
 }

@@ -4,3 +4,12 @@
 
 pub mod book;
 pub mod solo;
+
+/// `annex bench`: the search signature.
+pub mod bench;
+/// `annex solve`: exact / WLD solving of OBF suites.
+pub mod solve;
+/// `annex match`: engine-versus-engine games.
+pub mod match_;
+/// `annex analyze`: JSON lines for scripts.
+pub mod analyze;

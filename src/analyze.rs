@@ -1,0 +1,410 @@
+//! `annex analyze`: positions in, one JSON object per line out, for
+//! scripts.
+//!
+//! # Input
+//! One position per line, in any of these forms (blank lines and lines
+//! starting with `#` are skipped):
+//! * an OBF line, `<64 chars> <X|O>; g8:+18; …` (the listed scores are
+//!   ignored);
+//! * a board string, `<64 chars> <X|O>` (or the side glued on as the 65th
+//!   character);
+//! * a transcript from the start position of the rules, `f5d6c3d3c4`.
+//!
+//! # Output schema
+//! Every output line is one JSON object. For a position:
+//!
+//! | key | type | meaning |
+//! |---|---|---|
+//! | `line` | integer | 1-based input line number |
+//! | `board` | string | 64 characters `X`/`O`/`-`, a1 b1 … h8 |
+//! | `side` | `"X"` or `"O"` | side to move |
+//! | `empties` | integer | empty squares |
+//! | `best_move` | string or `null` | `f5`, `f5:ne` (one-line flips), `pass` when the side to move must pass; `null` when the game is over |
+//! | `score` | integer | discs for the side to move (final disc difference when `exact`), under the rules' scoring |
+//! | `tie` | boolean (only under `tie second` when `score` is 0 and proven) | whether the side to move wins the tie |
+//! | `exact` | boolean | `score` is the proven game value |
+//! | `wld` | boolean | only the sign of `score` is proven (win/loss/draw solve) |
+//! | `bound` | `"exact"`, `"lower"` or `"upper"` | how `score` bounds the search value |
+//! | `pv` | array of strings | principal variation from this position (passes as `pass`) |
+//! | `depth` | integer | depth of the last completed iteration (empties when solved) |
+//! | `nodes` | integer | nodes searched |
+//! | `time_ms` | integer | search time in milliseconds |
+//! | `moves` | array (only with multi-PV) | one object per scored move, best first: `move`, `score`, `exact`, `wld`, `bound`, `pv` (same meanings; `pv` starts with `move`) |
+//!
+//! A line that cannot be read gives `{"line": n, "input": "…", "error":
+//! "…"}` and the analysis goes on with the next line.
+
+use crate::engine::{Engine, EngineEvent};
+use crate::moves::Move;
+use crate::position::{ObfLine, Position};
+use crate::rules::RuleSet;
+use crate::search::{BestMove, Bound, Info, Limits};
+use std::fmt::Write as _;
+use std::time::Duration;
+
+/// Parses one input line into a position: OBF, board string or transcript.
+///
+/// # Errors
+/// The line is none of those (the message says why).
+pub fn parse_input(line: &str, rules: &RuleSet) -> Result<Position, String> {
+    let t = line.trim();
+    let board_part = t.split(';').next().unwrap_or("").trim();
+    let squares = board_part.chars().filter(|c| !c.is_whitespace()).count();
+    if t.contains(';') || squares == 64 || squares == 65 {
+        if t.contains(';') {
+            return t
+                .parse::<ObfLine>()
+                .map(|o| o.position)
+                .map_err(|e| e.to_string());
+        }
+        return board_part.parse::<Position>().map_err(|e| e.to_string());
+    }
+    Position::from_transcript(t, rules)
+        .map_err(|e| format!("not a board, OBF line or transcript: {e}"))
+}
+
+/// Appends `s` as a JSON string literal.
+pub fn json_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn json_moves(out: &mut String, pv: &[Move]) {
+    out.push('[');
+    for (i, m) in pv.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        json_string(out, &m.to_string());
+    }
+    out.push(']');
+}
+
+fn bound_name(b: Bound) -> &'static str {
+    match b {
+        Bound::Exact => "exact",
+        Bound::Lower => "lower",
+        Bound::Upper => "upper",
+    }
+}
+
+/// The error object for an unreadable line.
+pub fn error_json(line: usize, input: &str, error: &str) -> String {
+    let mut s = format!("{{\"line\":{line},\"input\":");
+    json_string(&mut s, input);
+    s.push_str(",\"error\":");
+    json_string(&mut s, error);
+    s.push('}');
+    s
+}
+
+/// What to search.
+#[derive(Clone, Debug, Default)]
+pub struct AnalyzeOptions {
+    /// Search limits (depth, nodes, movetime, solve).
+    pub limits: Limits,
+    /// Score every legal move (multi-PV over all moves).
+    pub all_moves: bool,
+}
+
+/// One analysed position.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    /// The position.
+    pub position: Position,
+    /// `None` when the game is over.
+    pub best: Option<Move>,
+    /// Discs for the side to move.
+    pub score: i32,
+    /// `tie second` tie owner, when proven.
+    pub tie: Option<bool>,
+    /// Proven value.
+    pub exact: bool,
+    /// Proven win/loss/draw.
+    pub wld: bool,
+    /// Bound of the score.
+    pub bound: Bound,
+    /// Principal variation.
+    pub pv: Vec<Move>,
+    /// Depth.
+    pub depth: u32,
+    /// Nodes.
+    pub nodes: u64,
+    /// Time.
+    pub time: Duration,
+    /// Per-move lines (multi-PV), best first.
+    pub lines: Vec<Info>,
+}
+
+impl Analysis {
+    /// The JSON line (schema in the module documentation).
+    pub fn to_json(&self, line: usize, with_moves: bool) -> String {
+        let mut s = format!("{{\"line\":{line},\"board\":");
+        json_string(&mut s, &self.position.board_string());
+        let _ = write!(
+            s,
+            ",\"side\":\"{}\",\"empties\":{},\"best_move\":",
+            self.position.side,
+            self.position.board.empties()
+        );
+        match self.best {
+            Some(m) => json_string(&mut s, &m.to_string()),
+            None => s.push_str("null"),
+        }
+        let _ = write!(s, ",\"score\":{}", self.score);
+        if let Some(t) = self.tie {
+            let _ = write!(s, ",\"tie\":{t}");
+        }
+        let _ = write!(
+            s,
+            ",\"exact\":{},\"wld\":{},\"bound\":\"{}\",\"pv\":",
+            self.exact,
+            self.wld,
+            bound_name(self.bound)
+        );
+        json_moves(&mut s, &self.pv);
+        let _ = write!(
+            s,
+            ",\"depth\":{},\"nodes\":{},\"time_ms\":{}",
+            self.depth,
+            self.nodes,
+            self.time.as_millis()
+        );
+        if with_moves {
+            s.push_str(",\"moves\":[");
+            for (i, l) in self.lines.iter().enumerate() {
+                if i > 0 {
+                    s.push(',');
+                }
+                s.push_str("{\"move\":");
+                let m = l.pv.first().copied().unwrap_or(Move::PASS);
+                json_string(&mut s, &m.to_string());
+                let _ = write!(
+                    s,
+                    ",\"score\":{},\"exact\":{},\"wld\":{},\"bound\":\"{}\",\"pv\":",
+                    l.score,
+                    l.exact,
+                    l.wld,
+                    bound_name(l.bound)
+                );
+                json_moves(&mut s, &l.pv);
+                s.push('}');
+            }
+            s.push(']');
+        }
+        s.push('}');
+        s
+    }
+}
+
+/// Analyses positions with one engine (the table is cleared before each
+/// position, so every result is independent of the order of the input).
+pub struct Analyzer {
+    engine: Engine,
+    events: crossbeam_channel::Receiver<EngineEvent>,
+    rules: RuleSet,
+    options: AnalyzeOptions,
+}
+
+impl Analyzer {
+    /// An analyzer; `engine_options` are `(name, value)` pairs for
+    /// [`Engine::set_option`] (Threads, Hash, rule options, …).
+    ///
+    /// # Errors
+    /// An option the engine refuses.
+    pub fn new(
+        options: AnalyzeOptions,
+        engine_options: &[(&str, String)],
+    ) -> Result<Analyzer, String> {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let mut engine = Engine::new(tx);
+        for (k, v) in engine_options {
+            engine.set_option(k, v)?;
+        }
+        Ok(Analyzer {
+            rules: engine.rules(),
+            engine,
+            events: rx,
+            options,
+        })
+    }
+
+    /// The rules in force.
+    pub fn rules(&self) -> RuleSet {
+        self.rules
+    }
+
+    fn search(&mut self, pos: Position) -> BestMove {
+        let mut limits = self.options.limits.clone();
+        if self.options.all_moves {
+            limits.multipv = pos.legal_moves(&self.rules).len().max(1);
+        }
+        self.engine.new_game();
+        let b = self.engine.search_sync(pos, limits);
+        while self.events.try_recv().is_ok() {}
+        b
+    }
+
+    /// Analyses `pos`.
+    pub fn analyze(&mut self, pos: Position) -> Analysis {
+        let rules = self.rules;
+        if pos.is_game_over(&rules) {
+            let d = pos.board.final_score(rules.scoring);
+            let tie = (d == 0 && rules.tie == crate::rules::Tie::Second)
+                .then_some(pos.side == crate::board::Color::White);
+            return Analysis {
+                position: pos,
+                best: None,
+                score: d,
+                tie,
+                exact: true,
+                wld: false,
+                bound: Bound::Exact,
+                pv: Vec::new(),
+                depth: 0,
+                nodes: 0,
+                time: Duration::ZERO,
+                lines: Vec::new(),
+            };
+        }
+        if pos.must_pass(&rules) {
+            // Search the opponent's position and turn it round.
+            let next = pos.play_unchecked(&rules, Move::PASS);
+            let b = self.search(next);
+            let flip = |b: Bound| match b {
+                Bound::Exact => Bound::Exact,
+                Bound::Lower => Bound::Upper,
+                Bound::Upper => Bound::Lower,
+            };
+            let bound = b
+                .lines
+                .first()
+                .map(|l| flip(l.bound))
+                .unwrap_or(Bound::Exact);
+            let mut pv = vec![Move::PASS];
+            pv.extend(&b.pv);
+            let line = Info {
+                depth: b.depth,
+                selectivity: None,
+                score: -b.score,
+                tie: b.tie.map(|t| !t),
+                bound,
+                exact: b.exact,
+                wld: b.wld,
+                nodes: b.nodes,
+                nps: 0,
+                time: b.time,
+                hashfull: 0,
+                multipv: 1,
+                pv: pv.clone(),
+            };
+            return Analysis {
+                position: pos,
+                best: Some(Move::PASS),
+                score: -b.score,
+                tie: b.tie.map(|t| !t),
+                exact: b.exact,
+                wld: b.wld,
+                bound,
+                pv,
+                depth: b.depth,
+                nodes: b.nodes,
+                time: b.time,
+                lines: vec![line],
+            };
+        }
+        let b = self.search(pos);
+        let bound = b.lines.first().map(|l| l.bound).unwrap_or(Bound::Exact);
+        Analysis {
+            position: pos,
+            best: Some(b.best),
+            score: b.score,
+            tie: b.tie,
+            exact: b.exact,
+            wld: b.wld,
+            bound,
+            pv: b.pv,
+            depth: b.depth,
+            nodes: b.nodes,
+            time: b.time,
+            lines: b.lines,
+        }
+    }
+
+    /// Analyses every line of `input`, calling `emit` with each JSON line.
+    /// Returns the number of lines that could not be read.
+    pub fn run(&mut self, input: impl std::io::BufRead, emit: &mut dyn FnMut(&str)) -> usize {
+        let mut errors = 0;
+        let with_moves = self.options.all_moves || self.options.limits.multipv > 1;
+        for (i, line) in input.lines().enumerate() {
+            let n = i + 1;
+            let line = match line {
+                Ok(l) => l,
+                Err(e) => {
+                    emit(&error_json(n, "", &format!("cannot read input: {e}")));
+                    errors += 1;
+                    break;
+                }
+            };
+            let t = line.trim();
+            if t.is_empty() || t.starts_with('#') {
+                continue;
+            }
+            match parse_input(t, &self.rules) {
+                Ok(pos) => {
+                    let a = self.analyze(pos);
+                    emit(&a.to_json(n, with_moves));
+                }
+                Err(e) => {
+                    errors += 1;
+                    emit(&error_json(n, t, &e));
+                }
+            }
+        }
+        errors
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inputs() {
+        let r = RuleSet::default();
+        let start = Position::start(&r);
+        assert_eq!(parse_input(&start.to_string(), &r).unwrap(), start);
+        let obf = format!("{}; d3:+0; c4:+0;", start);
+        assert_eq!(parse_input(&obf, &r).unwrap(), start);
+        let p = parse_input("f5d6", &r).unwrap();
+        assert_eq!(p, Position::from_transcript("f5d6", &r).unwrap());
+        assert!(parse_input("f5f5", &r).is_err());
+        assert!(parse_input("hello", &r).is_err());
+        let glued: String = start.to_string().replace(' ', "");
+        assert_eq!(parse_input(&glued, &r).unwrap(), start);
+    }
+
+    #[test]
+    fn escaping() {
+        let mut s = String::new();
+        json_string(&mut s, "a\"b\\c\nd\u{1}é");
+        assert_eq!(s, "\"a\\\"b\\\\c\\nd\\u0001é\"");
+        assert_eq!(
+            error_json(3, "x\"", "bad"),
+            "{\"line\":3,\"input\":\"x\\\"\",\"error\":\"bad\"}"
+        );
+    }
+}

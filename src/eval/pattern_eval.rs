@@ -1,0 +1,87 @@
+//! The trained pattern evaluation: weight tables expanded from a
+//! [`Weights`] file, looked up by the features of [`super::pattern`].
+
+use super::pattern::{canon, for_each_feature, stage_of, FeatureSet, N_STAGES};
+use super::weights::Weights;
+use super::MAX_EVAL;
+use crate::board::Board;
+use std::fmt;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+/// The weights built into the binary (trained by `annex train`, see README).
+pub static EMBEDDED: &[u8] = include_bytes!("../../weights/annex.eval");
+
+/// A pattern evaluation ready to use: one raw-indexed table per stage, so an
+/// evaluation is feature extraction plus one look-up per feature.
+#[derive(Clone)]
+pub struct PatternEval {
+    set: FeatureSet,
+    raw_size: usize,
+    /// `N_STAGES × raw_size` weights in 1/SCALE disc.
+    table: Vec<i16>,
+}
+
+impl fmt::Debug for PatternEval {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PatternEval")
+            .field("set", &self.set)
+            .field("raw_size", &self.raw_size)
+            .finish()
+    }
+}
+
+impl PatternEval {
+    /// Expands canonical weights into look-up tables.
+    pub fn new(w: &Weights) -> PatternEval {
+        let c = canon(w.set);
+        let raw_size = c.map.len();
+        let mut table = Vec::with_capacity(N_STAGES * raw_size);
+        for s in 0..N_STAGES {
+            let stage = &w.data[s * c.size..(s + 1) * c.size];
+            table.extend(c.map.iter().map(|&i| stage[i as usize]));
+        }
+        PatternEval {
+            set: w.set,
+            raw_size,
+            table,
+        }
+    }
+
+    /// Loads a weights file.
+    pub fn from_file(path: &Path) -> Result<PatternEval, String> {
+        Ok(PatternEval::new(&Weights::load(path)?))
+    }
+
+    /// The embedded evaluation (parsed once, shared).
+    pub fn embedded() -> Result<Arc<PatternEval>, String> {
+        static E: OnceLock<Result<Arc<PatternEval>, String>> = OnceLock::new();
+        E.get_or_init(|| {
+            Weights::from_bytes(EMBEDDED)
+                .map(|w| Arc::new(PatternEval::new(&w)))
+                .map_err(|e| format!("embedded weights: {e}"))
+        })
+        .clone()
+    }
+
+    /// The feature set of the loaded weights.
+    pub fn feature_set(&self) -> FeatureSet {
+        self.set
+    }
+
+    /// Score of `board` for the side to move, in 1/SCALE disc, within ±MAX_EVAL.
+    #[inline]
+    pub fn evaluate(&self, board: &Board) -> i32 {
+        let empties = board.empties();
+        let base = stage_of(empties) * self.raw_size;
+        let w = &self.table[base..base + self.raw_size];
+        let mut s = 0i32;
+        let (p, o) = (board.player, board.opponent);
+        if self.set.mobility() {
+            for_each_feature(p, o, true, |i| s += w[i as usize] as i32);
+        } else {
+            for_each_feature(p, o, false, |i| s += w[i as usize] as i32);
+        }
+        s.clamp(-MAX_EVAL + 1, MAX_EVAL - 1)
+    }
+}

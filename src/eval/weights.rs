@@ -1,0 +1,180 @@
+//! The weights file: a compact, versioned binary format.
+//!
+//! All integers are little-endian.
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 8 | magic `ANNEXEVW` |
+//! | 2 | format version ([`VERSION`]) |
+//! | 2 | feature set id ([`FeatureSet`]) |
+//! | 2 | number of stages |
+//! | 2 | number of feature groups `G` |
+//! | 4·G | canonical size of each group |
+//! | 4 | number of weights `N` (= stages × sum of group sizes) |
+//! | 2·N | weights, `i16` in 1/[`SCALE`](super::SCALE) disc, stage by stage, group by group |
+//! | 4 | FNV-1a 32-bit checksum of everything before it |
+
+use super::pattern::{canon, FeatureSet, N_STAGES};
+use std::path::Path;
+
+/// File magic.
+pub const MAGIC: &[u8; 8] = b"ANNEXEVW";
+/// Current format version.
+pub const VERSION: u16 = 1;
+
+/// Trained weights in canonical (symmetry-reduced) form.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Weights {
+    /// Which features.
+    pub set: FeatureSet,
+    /// `stages × canon(set).size` weights.
+    pub data: Vec<i16>,
+}
+
+fn fnv1a(bytes: &[u8]) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    for &b in bytes {
+        h ^= b as u32;
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    h
+}
+
+struct Reader<'a> {
+    b: &'a [u8],
+    pos: usize,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize, what: &str) -> Result<&[u8], String> {
+        if self.b.len() - self.pos < n {
+            return Err(format!(
+                "weights file truncated: {} bytes, reading {what} at offset {}",
+                self.b.len(),
+                self.pos
+            ));
+        }
+        let s = &self.b[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+    fn u16(&mut self, what: &str) -> Result<u16, String> {
+        let s = self.take(2, what)?;
+        Ok(u16::from_le_bytes([s[0], s[1]]))
+    }
+    fn u32(&mut self, what: &str) -> Result<u32, String> {
+        let s = self.take(4, what)?;
+        Ok(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+    }
+}
+
+impl Weights {
+    /// All-zero weights for a feature set.
+    pub fn zeros(set: FeatureSet) -> Weights {
+        Weights {
+            set,
+            data: vec![0; N_STAGES * canon(set).size],
+        }
+    }
+
+    /// Weights per stage.
+    pub fn stride(&self) -> usize {
+        canon(self.set).size
+    }
+
+    /// Serialises to the file format.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let c = canon(self.set);
+        let mut out = Vec::with_capacity(32 + 2 * self.data.len());
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&self.set.id().to_le_bytes());
+        out.extend_from_slice(&(N_STAGES as u16).to_le_bytes());
+        out.extend_from_slice(&(c.group_sizes.len() as u16).to_le_bytes());
+        for &g in &c.group_sizes {
+            out.extend_from_slice(&(g as u32).to_le_bytes());
+        }
+        out.extend_from_slice(&(self.data.len() as u32).to_le_bytes());
+        for &w in &self.data {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        let h = fnv1a(&out);
+        out.extend_from_slice(&h.to_le_bytes());
+        out
+    }
+
+    /// Parses the file format, checking everything a wrong file could get wrong.
+    pub fn from_bytes(b: &[u8]) -> Result<Weights, String> {
+        let mut r = Reader { b, pos: 0 };
+        if r.take(8, "magic")? != MAGIC {
+            return Err("not an Annex weights file (bad magic)".into());
+        }
+        let version = r.u16("version")?;
+        if version != VERSION {
+            return Err(format!(
+                "weights file version {version} is not supported (this build reads version {VERSION})"
+            ));
+        }
+        let id = r.u16("feature set")?;
+        let set = FeatureSet::from_id(id)
+            .ok_or_else(|| format!("weights file has unknown feature set {id}"))?;
+        let stages = r.u16("stages")? as usize;
+        if stages != N_STAGES {
+            return Err(format!(
+                "weights file has {stages} stages, this build uses {N_STAGES}"
+            ));
+        }
+        let c = canon(set);
+        let groups = r.u16("groups")? as usize;
+        if groups != c.group_sizes.len() {
+            return Err(format!(
+                "weights file has {groups} feature groups, expected {}",
+                c.group_sizes.len()
+            ));
+        }
+        for (g, &want) in c.group_sizes.iter().enumerate() {
+            let got = r.u32("group size")? as usize;
+            if got != want {
+                return Err(format!(
+                    "weights file group {g} has {got} weights, expected {want}"
+                ));
+            }
+        }
+        let n = r.u32("weight count")? as usize;
+        if n != stages * c.size {
+            return Err(format!(
+                "weights file has {n} weights, expected {}",
+                stages * c.size
+            ));
+        }
+        let raw = r.take(2 * n, "weights")?;
+        let data = raw
+            .chunks_exact(2)
+            .map(|x| i16::from_le_bytes([x[0], x[1]]))
+            .collect();
+        let body = r.pos;
+        let sum = r.u32("checksum")?;
+        if sum != fnv1a(&b[..body]) {
+            return Err("weights file is corrupt (checksum mismatch)".into());
+        }
+        if r.pos != b.len() {
+            return Err(format!(
+                "weights file has {} unexpected trailing bytes",
+                b.len() - r.pos
+            ));
+        }
+        Ok(Weights { set, data })
+    }
+
+    /// Reads a weights file.
+    pub fn load(path: &Path) -> Result<Weights, String> {
+        let b = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        Weights::from_bytes(&b).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// Writes a weights file.
+    pub fn save(&self, path: &Path) -> Result<(), String> {
+        std::fs::write(path, self.to_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    }
+}

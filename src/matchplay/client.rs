@@ -1,0 +1,179 @@
+//! The client side of the three engine protocols: one [`Client`] per
+//! running engine process, the referee's only way to talk to it.
+//!
+//! * UCI-style (`uci`/`uciok`, `position … moves …`, `go …`, `bestmove`),
+//!   see [`super::uci`].
+//! * NBoard v2 (`nboard 2`, `set game <GGF>`, `go`, `=== move`), see
+//!   [`super::nboard`].
+//! * GTP v2 (`boardsize 8`, `clear_board`, `play`, `genmove`), see
+//!   [`super::gtp`].
+//!
+//! Without a protocol prefix [`connect`] detects the protocol by handshake:
+//! `uci` → `uciok`, else (fresh process) `protocol_version` → `= …`, else
+//! (fresh process) `nboard 2` + `ping 1` → `pong 1`.
+
+use super::gtp::Gtp;
+use super::nboard::NBoard;
+use super::process::{EngineProcess, Failure};
+use super::uci::Uci;
+use super::EngineSpec;
+use crate::moves::Move;
+use crate::position::Position;
+use crate::rules::RuleSet;
+use std::fmt;
+use std::time::{Duration, Instant};
+
+/// How long an engine may take for its handshake and for `isready`-like
+/// synchronisation.
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long each probe of protocol detection waits.
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// An engine protocol.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Protocol {
+    /// The UCI-style protocol.
+    Uci,
+    /// NBoard v2.
+    NBoard,
+    /// GTP v2.
+    Gtp,
+}
+
+impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Protocol::Uci => "uci",
+            Protocol::NBoard => "nboard",
+            Protocol::Gtp => "gtp",
+        })
+    }
+}
+
+/// Search limits for one engine's moves. Several may be given; the engine
+/// stops at the first reached.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MoveLimit {
+    /// Fixed depth.
+    pub depth: Option<u32>,
+    /// Fixed node count.
+    pub nodes: Option<u64>,
+    /// Fixed time per move.
+    pub movetime: Option<Duration>,
+    /// Time control: base per game and increment per move.
+    pub tc: Option<(Duration, Duration)>,
+}
+
+impl MoveLimit {
+    /// Whether no limit at all is set.
+    pub fn is_empty(&self) -> bool {
+        self.depth.is_none() && self.nodes.is_none() && self.movetime.is_none() && self.tc.is_none()
+    }
+}
+
+/// Everything an engine needs to choose its next move.
+pub struct MoveRequest<'a> {
+    /// Where the game started.
+    pub start: &'a Position,
+    /// The moves since `start`, passes included.
+    pub moves: &'a [Move],
+    /// The current position (`start` + `moves`).
+    pub position: &'a Position,
+    /// Remaining clocks of X and O under a time control.
+    pub clocks: [Option<Duration>; 2],
+    /// The limits for this engine.
+    pub limit: &'a MoveLimit,
+    /// The answer must arrive before this instant.
+    pub deadline: Instant,
+}
+
+/// An engine's answer to a move request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reply {
+    /// The move as the engine wrote it (`f5`, `pass`, `PA`, `resign`).
+    pub text: String,
+    /// Its evaluation, discs for the side to move, when it gave one.
+    pub eval: Option<f64>,
+}
+
+/// A connected engine speaking one protocol.
+pub trait Client: Send {
+    /// The protocol spoken.
+    fn protocol(&self) -> Protocol;
+    /// The name the engine gave itself, if any.
+    fn engine_name(&self) -> Option<String>;
+    /// Sends rule options and user options once after the handshake.
+    ///
+    /// # Errors
+    /// The engine refuses them (a rule option it does not have, when the
+    /// rules are not plain Othello), dies or stays silent.
+    fn configure(
+        &mut self,
+        rules: &RuleSet,
+        options: &[(String, String)],
+        limit: &MoveLimit,
+    ) -> Result<(), Failure>;
+    /// Prepares a new game from `start` (process reuse between games).
+    ///
+    /// # Errors
+    /// The engine died, stayed silent or cannot play from `start`.
+    fn new_game(&mut self, start: &Position) -> Result<(), Failure>;
+    /// Asks for a move; blocks until the reply or the request's deadline.
+    ///
+    /// # Errors
+    /// Crash, timeout or protocol error.
+    fn go(&mut self, req: &MoveRequest<'_>) -> Result<Reply, Failure>;
+    /// Whether the process is known dead.
+    fn is_dead(&mut self) -> bool;
+    /// Asks the engine to quit and reaps the process.
+    fn quit(&mut self);
+    /// Kills the process at once (after a hang or a time forfeit).
+    fn kill(&mut self);
+}
+
+/// Starts and initialises the engine of `spec` under `rules`, detecting
+/// the protocol when `spec` names none.
+///
+/// # Errors
+/// The engine cannot be started, answers no protocol, or refuses the
+/// rules or options asked for.
+pub fn connect(
+    spec: &EngineSpec,
+    rules: &RuleSet,
+    label: &str,
+) -> Result<Box<dyn Client>, Failure> {
+    let protocols: Vec<Protocol> = match spec.protocol {
+        Some(p) => vec![p],
+        None => vec![Protocol::Uci, Protocol::Gtp, Protocol::NBoard],
+    };
+    let mut errors = Vec::new();
+    for p in &protocols {
+        let timeout = if spec.protocol.is_some() {
+            HANDSHAKE_TIMEOUT
+        } else {
+            PROBE_TIMEOUT
+        };
+        let proc = EngineProcess::spawn(&spec.command, label)?;
+        let deadline = Instant::now() + timeout;
+        let client: Result<Box<dyn Client>, Failure> = match p {
+            Protocol::Uci => Uci::handshake(proc, deadline).map(|c| Box::new(c) as Box<dyn Client>),
+            Protocol::Gtp => Gtp::handshake(proc, deadline).map(|c| Box::new(c) as Box<dyn Client>),
+            Protocol::NBoard => {
+                NBoard::handshake(proc, deadline).map(|c| Box::new(c) as Box<dyn Client>)
+            }
+        };
+        match client {
+            Ok(mut c) => {
+                c.configure(rules, &spec.options, &spec.limit)?;
+                return Ok(c);
+            }
+            Err(e) => errors.push(format!("{p}: {e}")),
+        }
+    }
+    Err(Failure::Protocol(format!(
+        "'{}' answered no protocol ({})",
+        spec.command,
+        errors.join("; ")
+    )))
+}

@@ -1,0 +1,196 @@
+//! The referee: plays one game between two connected engines with our own
+//! rules code. An illegal move, a crash, silence past the allowed time, a
+//! protocol error or a resignation loses the game; forced passes are played
+//! by the referee without asking the engine.
+
+use super::client::{Client, MoveLimit, MoveRequest};
+use super::process::Failure;
+use super::record::{GameRecord, Outcome, Termination};
+use crate::board::Color;
+use crate::moves::Move;
+use crate::position::Position;
+use crate::rules::RuleSet;
+use std::time::{Duration, Instant};
+
+/// Referee settings shared by every game.
+#[derive(Clone, Copy, Debug)]
+pub struct Referee {
+    /// The rules.
+    pub rules: RuleSet,
+    /// Extra time allowed beyond the clock or movetime before a forfeit
+    /// (pipe latency, process scheduling).
+    pub margin: Duration,
+    /// Longest wait for a move under depth or node limits (a hang).
+    pub hang: Duration,
+}
+
+/// One game to play.
+#[derive(Clone, Debug)]
+pub struct GameSpec {
+    /// 1-based number in the schedule.
+    pub number: usize,
+    /// 0-based openings-file line, if any.
+    pub opening: Option<usize>,
+    /// Start position.
+    pub start: Position,
+    /// Opening moves played from `start` before the engines move.
+    pub opening_moves: Vec<Move>,
+}
+
+/// One side of a game.
+pub struct Side<'a> {
+    /// Its display name.
+    pub name: &'a str,
+    /// The engine.
+    pub client: &'a mut dyn Client,
+    /// Its limits.
+    pub limit: MoveLimit,
+}
+
+fn forfeit_kind(f: &Failure) -> Termination {
+    match f {
+        Failure::Crash(_) => Termination::Crash,
+        Failure::Timeout(_) => Termination::Timeout,
+        Failure::Protocol(_) => Termination::Error,
+    }
+}
+
+/// Plays the game; `sides[0]` is X, `sides[1]` is O. Engines that time out
+/// or break the protocol are killed (they are restarted for the next game).
+pub fn play_game(r: &Referee, g: &GameSpec, sides: [Side<'_>; 2]) -> GameRecord {
+    let [mut black, mut white] = sides;
+    let mut rec = GameRecord {
+        number: g.number,
+        black: black.name.to_string(),
+        white: white.name.to_string(),
+        opening: g.opening,
+        start: g.start,
+        moves: Vec::new(),
+        times: Vec::new(),
+        outcome: Outcome::Draw,
+        score: 0,
+        end: Termination::Normal,
+        reason: String::new(),
+    };
+    let forfeit = |rec: &mut GameRecord, loser: Color, end: Termination, reason: String| {
+        rec.outcome = Outcome::win_for(loser.other());
+        rec.score = if loser == Color::Black { -64 } else { 64 };
+        rec.end = end;
+        rec.reason = reason;
+    };
+    for (c, side) in [(Color::Black, &mut black), (Color::White, &mut white)] {
+        if let Err(f) = side.client.new_game(&g.start) {
+            if !matches!(f, Failure::Crash(_)) {
+                side.client.kill();
+            }
+            let reason = format!("{} failed to start the game: {f}", side.name);
+            forfeit(&mut rec, c, forfeit_kind(&f), reason);
+            return rec;
+        }
+    }
+    let mut pos = g.start;
+    for m in &g.opening_moves {
+        pos = pos.play_unchecked(&r.rules, *m);
+        rec.moves.push(*m);
+        rec.times.push(0.0);
+    }
+    let mut clocks = [black.limit.tc.map(|t| t.0), white.limit.tc.map(|t| t.0)];
+    loop {
+        if pos.is_game_over(&r.rules) {
+            rec.outcome = match pos.winner(&r.rules) {
+                Some(c) => Outcome::win_for(c),
+                None => Outcome::Draw,
+            };
+            rec.score = pos.final_score_for(r.rules.scoring, Color::Black);
+            return rec;
+        }
+        if pos.must_pass(&r.rules) {
+            pos = pos.play_unchecked(&r.rules, Move::PASS);
+            rec.moves.push(Move::PASS);
+            rec.times.push(0.0);
+            continue;
+        }
+        let c = pos.side;
+        let side = if c == Color::Black {
+            &mut black
+        } else {
+            &mut white
+        };
+        let ci = c as usize;
+        let allowed = [clocks[ci], side.limit.movetime]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(r.hang);
+        let t0 = Instant::now();
+        let req = MoveRequest {
+            start: &g.start,
+            moves: &rec.moves,
+            position: &pos,
+            clocks,
+            limit: &side.limit,
+            deadline: t0 + allowed + r.margin,
+        };
+        let reply = side.client.go(&req);
+        let elapsed = t0.elapsed();
+        let reply = match reply {
+            Ok(x) => x,
+            Err(f) => {
+                if !matches!(f, Failure::Crash(_)) {
+                    side.client.kill();
+                }
+                let reason = match &f {
+                    Failure::Timeout(_) => format!(
+                        "{} did not move within {:.3} s",
+                        side.name,
+                        (allowed + r.margin).as_secs_f64()
+                    ),
+                    Failure::Crash(m) => format!("{} crashed ({m})", side.name),
+                    Failure::Protocol(m) => format!("{} broke the protocol ({m})", side.name),
+                };
+                forfeit(&mut rec, c, forfeit_kind(&f), reason);
+                return rec;
+            }
+        };
+        if let Some(clock) = clocks[ci].as_mut() {
+            if elapsed > *clock + r.margin {
+                side.client.kill();
+                let reason = format!(
+                    "{} lost on time ({:.3} s used, {:.3} s left)",
+                    side.name,
+                    elapsed.as_secs_f64(),
+                    clock.as_secs_f64()
+                );
+                forfeit(&mut rec, c, Termination::Timeout, reason);
+                return rec;
+            }
+            *clock = clock.saturating_sub(elapsed) + side.limit.tc.map(|t| t.1).unwrap_or_default();
+        }
+        if reply.text.eq_ignore_ascii_case("resign") {
+            forfeit(
+                &mut rec,
+                c,
+                Termination::Resign,
+                format!("{} resigned", side.name),
+            );
+            return rec;
+        }
+        let played = reply
+            .text
+            .parse::<Move>()
+            .map_err(|e| e.to_string())
+            .and_then(|m| pos.play(&r.rules, m).map_err(|e| e.to_string()));
+        match played {
+            Ok((m, next)) => {
+                rec.moves.push(m);
+                rec.times.push(elapsed.as_secs_f64());
+                pos = next;
+            }
+            Err(e) => {
+                let reason = format!("{} played '{}' in {} ({e})", side.name, reply.text, pos);
+                forfeit(&mut rec, c, Termination::Illegal, reason);
+                return rec;
+            }
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! GTP v2 client: `protocol_version`, `boardsize 8`, `clear_board`,
+//! `play black f5`, `genmove white` → `= f5` (or `= pass`, `= resign`),
+//! `time_settings`/`time_left` under a time control. Replies are `= …` or
+//! `? …` followed by an empty line. The engine's board is kept in step
+//! with the game: moves it has not seen are sent with `play`, and when the
+//! games differ it is cleared and replayed. Only games from the standard
+//! start position can be played (GTP cannot set up a board).
+
+use super::client::{Client, MoveLimit, MoveRequest, Protocol, Reply, HANDSHAKE_TIMEOUT};
+use super::process::{EngineProcess, Failure};
+use crate::board::Color;
+use crate::moves::Move;
+use crate::position::Position;
+use crate::rules::RuleSet;
+use std::time::Instant;
+
+/// A GTP engine.
+pub struct Gtp {
+    proc: EngineProcess,
+    name: Option<String>,
+    /// Moves the engine's board holds, from the start position.
+    known: Vec<Move>,
+    rules: RuleSet,
+}
+
+fn color_name(c: Color) -> &'static str {
+    match c {
+        Color::Black => "black",
+        Color::White => "white",
+    }
+}
+
+impl Gtp {
+    /// Sends `protocol_version` and expects `= …`.
+    ///
+    /// # Errors
+    /// No answer, or an answer that is not GTP.
+    pub fn handshake(proc: EngineProcess, deadline: Instant) -> Result<Gtp, Failure> {
+        let mut g = Gtp {
+            proc,
+            name: None,
+            known: Vec::new(),
+            rules: RuleSet::default(),
+        };
+        g.command("protocol_version", deadline)?;
+        if let Ok(n) = g.command("name", deadline) {
+            if !n.is_empty() {
+                g.name = Some(n);
+            }
+        }
+        Ok(g)
+    }
+
+    /// Sends one command and returns the text of its `=` reply.
+    fn command(&mut self, cmd: &str, deadline: Instant) -> Result<String, Failure> {
+        self.proc.send(cmd)?;
+        let first = self.proc.recv_until(deadline, |l| {
+            let t = l.trim_start();
+            t.starts_with('=') || t.starts_with('?')
+        })?;
+        let mut text = first.trim().to_string();
+        // Multi-line replies run to the empty line.
+        loop {
+            let l = self.proc.recv(deadline)?;
+            if l.trim().is_empty() {
+                break;
+            }
+            text.push('\n');
+            text.push_str(l.trim());
+        }
+        let ok = text.starts_with('=');
+        // Drop the status character and an optional numeric id.
+        let body = text[1..].trim_start();
+        let body = body.trim_start_matches(|c: char| c.is_ascii_digit()).trim();
+        if ok {
+            Ok(body.to_string())
+        } else {
+            Err(Failure::Protocol(format!("'{cmd}' refused: {body}")))
+        }
+    }
+
+    fn sync_moves(&mut self, req: &MoveRequest<'_>) -> Result<(), Failure> {
+        let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
+        if !req.moves.starts_with(&self.known) {
+            self.command("clear_board", deadline)?;
+            self.known.clear();
+        }
+        let mut pos = *req.start;
+        for m in &req.moves[..self.known.len()] {
+            pos = pos.play_unchecked(&self.rules, *m);
+        }
+        for &m in &req.moves[self.known.len()..] {
+            let c = color_name(pos.side);
+            self.command(&format!("play {c} {m}"), deadline)?;
+            self.known.push(m);
+            pos = pos.play_unchecked(&self.rules, m);
+        }
+        Ok(())
+    }
+}
+
+impl Client for Gtp {
+    fn protocol(&self) -> Protocol {
+        Protocol::Gtp
+    }
+
+    fn engine_name(&self) -> Option<String> {
+        self.name.clone()
+    }
+
+    fn configure(
+        &mut self,
+        rules: &RuleSet,
+        options: &[(String, String)],
+        limit: &MoveLimit,
+    ) -> Result<(), Failure> {
+        if !rules.is_default() {
+            return Err(Failure::Protocol(
+                "GTP has no rule options; only plain Othello can be played".into(),
+            ));
+        }
+        let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
+        for (k, v) in options {
+            self.command(&format!("{k} {v}"), deadline)?;
+        }
+        self.command("boardsize 8", deadline)?;
+        if let Some((base, _)) = limit.tc {
+            // GTP has no increment; time_left before each move tells the rest.
+            self.command(&format!("time_settings {} 0 0", base.as_secs()), deadline)?;
+        }
+        self.rules = *rules;
+        Ok(())
+    }
+
+    fn new_game(&mut self, start: &Position) -> Result<(), Failure> {
+        if *start != Position::start(&self.rules) {
+            return Err(Failure::Protocol(
+                "GTP cannot set up a board other than the start position".into(),
+            ));
+        }
+        self.command("clear_board", Instant::now() + HANDSHAKE_TIMEOUT)?;
+        self.known.clear();
+        Ok(())
+    }
+
+    fn go(&mut self, req: &MoveRequest<'_>) -> Result<Reply, Failure> {
+        self.sync_moves(req)?;
+        let side = req.position.side;
+        if req.limit.tc.is_some() {
+            if let Some(t) = req.clocks[side as usize] {
+                let cmd = format!("time_left {} {} 0", color_name(side), t.as_secs());
+                self.command(&cmd, req.deadline)?;
+            }
+        }
+        let mv = self.command(&format!("genmove {}", color_name(side)), req.deadline)?;
+        if let Ok(m) = mv.parse::<Move>() {
+            // The engine has played it on its own board.
+            self.known.push(m);
+        }
+        Ok(Reply {
+            text: mv,
+            eval: None,
+        })
+    }
+
+    fn is_dead(&mut self) -> bool {
+        self.proc.is_dead()
+    }
+
+    fn quit(&mut self) {
+        let _ = self.proc.send("quit");
+        self.proc.shutdown(None, std::time::Duration::from_secs(1));
+    }
+
+    fn kill(&mut self) {
+        self.proc.kill();
+    }
+}

@@ -1,0 +1,190 @@
+//! Engine-versus-engine matches (`annex match`), cutechess-like.
+//!
+//! * [`process`]: an engine child process as a channel of lines (every wait
+//!   has a deadline).
+//! * [`client`], [`uci`], [`nboard`], [`gtp`]: the client side of the three
+//!   protocols, with protocol detection by handshake.
+//! * [`game`]: the referee (our own rules code) playing one game.
+//! * [`record`]: results, GGF, the `games.txt` lines used to audit and
+//!   resume a match.
+//! * [`stats`]: score, Elo ± margin, LOS, SPRT.
+//! * [`openings`]: XOT-style opening lists.
+//! * [`tournament`]: the schedule, the worker threads and the accounting.
+//!
+//! Threads: `concurrency` workers each own one process per engine, reused
+//! across the games that worker plays (`ucinewgame`, a fresh NBoard `set
+//! game`, GTP `clear_board`); a dead or killed engine is restarted for the
+//! next game. The calling thread collects results, saves them, and decides
+//! when to stop (all games done, or an SPRT verdict).
+
+pub mod process;
+pub mod client;
+pub mod uci;
+pub mod nboard;
+pub mod gtp;
+pub mod record;
+pub mod game;
+pub mod stats;
+pub mod openings;
+pub mod tournament;
+
+use client::{MoveLimit, Protocol};
+use std::time::Duration;
+
+/// An engine of the match, as given on the command line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineSpec {
+    /// Display name (unique in the match).
+    pub name: String,
+    /// The protocol, `None` to detect it.
+    pub protocol: Option<Protocol>,
+    /// The command line that starts it.
+    pub command: String,
+    /// Options sent after the handshake (`setoption`, NBoard `set`, GTP
+    /// command).
+    pub options: Vec<(String, String)>,
+    /// Its limits per move.
+    pub limit: MoveLimit,
+}
+
+fn is_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '+')
+}
+
+impl EngineSpec {
+    /// Parses `[name=][uci:|nboard:|gtp:]<command>`. Without a name, the
+    /// command's program file name is used.
+    ///
+    /// # Errors
+    /// An empty command.
+    pub fn parse(s: &str) -> Result<EngineSpec, String> {
+        let s = s.trim();
+        let (name, rest) = match s.split_once('=') {
+            Some((n, r)) if !n.is_empty() && n.chars().all(is_name_char) => {
+                (Some(n.to_string()), r.trim())
+            }
+            _ => (None, s),
+        };
+        let mut protocol = None;
+        let mut command = rest;
+        for (p, pre) in [
+            (Protocol::Uci, "uci:"),
+            (Protocol::NBoard, "nboard:"),
+            (Protocol::Gtp, "gtp:"),
+        ] {
+            if rest.len() >= pre.len() && rest[..pre.len()].eq_ignore_ascii_case(pre) {
+                protocol = Some(p);
+                command = rest[pre.len()..].trim();
+            }
+        }
+        let words = process::split_command(command);
+        let Some(prog) = words.first() else {
+            return Err(format!("engine '{s}' has no command"));
+        };
+        let name = name.unwrap_or_else(|| {
+            let base = std::path::Path::new(prog)
+                .file_name()
+                .map(|f| f.to_string_lossy().to_string())
+                .unwrap_or_else(|| prog.clone());
+            base.chars()
+                .map(|c| if is_name_char(c) { c } else { '_' })
+                .collect()
+        });
+        Ok(EngineSpec {
+            name,
+            protocol,
+            command: command.to_string(),
+            options: Vec::new(),
+            limit: MoveLimit::default(),
+        })
+    }
+
+    /// Applies one per-engine setting: `depth`, `nodes`, `movetime` (ms)
+    /// or `tc` change the limits; anything else is an engine option
+    /// (`option.` prefix optional).
+    ///
+    /// # Errors
+    /// A limit with an invalid value.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let bad = || format!("invalid value '{value}' for {key}");
+        match key.to_ascii_lowercase().as_str() {
+            "depth" => self.limit.depth = Some(value.parse().map_err(|_| bad())?),
+            "nodes" => self.limit.nodes = Some(value.parse().map_err(|_| bad())?),
+            "movetime" => {
+                self.limit.movetime = Some(Duration::from_millis(value.parse().map_err(|_| bad())?))
+            }
+            "tc" => self.limit.tc = Some(parse_tc(value)?),
+            _ => {
+                let k = key.strip_prefix("option.").unwrap_or(key);
+                self.options.push((k.to_string(), value.to_string()));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Parses a time control `base[+inc]` in seconds (`10+0.1`, `60`), or
+/// `moves/base+inc` where the moves part is ignored.
+///
+/// # Errors
+/// Not a time control.
+pub fn parse_tc(s: &str) -> Result<(Duration, Duration), String> {
+    let t = s.rsplit('/').next().unwrap_or(s);
+    let (base, inc) = t.split_once('+').unwrap_or((t, "0"));
+    let secs = |x: &str| -> Result<Duration, String> {
+        let v: f64 = x.trim().parse().map_err(|_| {
+            format!("invalid time control '{s}' (expected base+inc in seconds, e.g. 10+0.1)")
+        })?;
+        if !(0.0..1e7).contains(&v) {
+            return Err(format!("invalid time control '{s}'"));
+        }
+        Ok(Duration::from_secs_f64(v))
+    };
+    let base = secs(base)?;
+    if base.is_zero() {
+        return Err(format!("invalid time control '{s}' (base time is zero)"));
+    }
+    Ok((base, secs(inc)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn engine_specs() {
+        let e = EngineSpec::parse("a=uci:./target/release/annex --x=1").unwrap();
+        assert_eq!(e.name, "a");
+        assert_eq!(e.protocol, Some(Protocol::Uci));
+        assert_eq!(e.command, "./target/release/annex --x=1");
+        let e = EngineSpec::parse("GTP:/usr/games/gtp-rhino").unwrap();
+        assert_eq!(e.name, "gtp-rhino");
+        assert_eq!(e.protocol, Some(Protocol::Gtp));
+        let e = EngineSpec::parse("edax -nboard").unwrap();
+        assert_eq!((e.name.as_str(), e.protocol), ("edax", None));
+        let e = EngineSpec::parse("python3 fake.py --mode=x").unwrap();
+        assert_eq!(e.name, "python3");
+        assert_eq!(e.command, "python3 fake.py --mode=x");
+        assert!(EngineSpec::parse("x=").is_err());
+        let mut e = EngineSpec::parse("e").unwrap();
+        e.set("depth", "4").unwrap();
+        e.set("tc", "5+0.5").unwrap();
+        e.set("option.Hash", "16").unwrap();
+        assert_eq!(e.limit.depth, Some(4));
+        assert_eq!(e.limit.tc.unwrap().1, Duration::from_millis(500));
+        assert_eq!(e.options, [("Hash".to_string(), "16".to_string())]);
+        assert!(e.set("nodes", "many").is_err());
+    }
+
+    #[test]
+    fn time_controls() {
+        assert_eq!(
+            parse_tc("10+0.1").unwrap(),
+            (Duration::from_secs(10), Duration::from_millis(100))
+        );
+        assert_eq!(parse_tc("40/60").unwrap().0, Duration::from_secs(60));
+        assert!(parse_tc("x").is_err());
+        assert!(parse_tc("0+1").is_err());
+        assert!(parse_tc("-1").is_err());
+    }
+}

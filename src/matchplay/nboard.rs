@@ -1,0 +1,157 @@
+//! NBoard v2 client: `nboard 2`, `set depth D`, `ping N` → `pong N`,
+//! `set game <GGF>` then `go` → `=== <move>[/<eval>[/<time>]]`. The whole
+//! game is sent before each move, so nothing has to be kept in step between
+//! games. NBoard has no rule options: only plain Othello is played.
+
+use super::client::{Client, MoveLimit, MoveRequest, Protocol, Reply, HANDSHAKE_TIMEOUT};
+use super::process::{EngineProcess, Failure};
+use super::record::{ggf, GgfHeader};
+use crate::position::Position;
+use crate::rules::RuleSet;
+use std::time::Instant;
+
+/// An NBoard engine.
+pub struct NBoard {
+    proc: EngineProcess,
+    name: Option<String>,
+    ping: u64,
+    limit: MoveLimit,
+    rules: RuleSet,
+}
+
+impl NBoard {
+    /// Sends `nboard 2` and `ping 1`, and waits for `pong 1`.
+    ///
+    /// # Errors
+    /// No `pong` before `deadline`, or the process died.
+    pub fn handshake(proc: EngineProcess, deadline: Instant) -> Result<NBoard, Failure> {
+        let mut nb = NBoard {
+            proc,
+            name: None,
+            ping: 0,
+            limit: MoveLimit::default(),
+            rules: RuleSet::default(),
+        };
+        nb.proc.send("nboard 2")?;
+        nb.sync(deadline)?;
+        Ok(nb)
+    }
+
+    /// `ping n` → `pong n`, dropping what came before (late replies).
+    fn sync(&mut self, deadline: Instant) -> Result<(), Failure> {
+        self.ping += 1;
+        let want = format!("pong {}", self.ping);
+        self.proc.send(&format!("ping {}", self.ping))?;
+        let mut name = None;
+        self.proc.recv_until(deadline, |l| {
+            if let Some(n) = l.trim().strip_prefix("set myname ") {
+                name = Some(n.trim().to_string());
+            }
+            l.trim() == want
+        })?;
+        if name.is_some() {
+            self.name = name;
+        }
+        Ok(())
+    }
+}
+
+/// Parses `=== f5/1.23/0.5`: the move and the optional evaluation.
+pub fn parse_move_line(line: &str) -> Option<Reply> {
+    let rest = line.trim().strip_prefix("===")?.trim();
+    let mut parts = rest.split('/');
+    let mv = parts.next()?.trim();
+    if mv.is_empty() {
+        return None;
+    }
+    let eval = parts.next().and_then(|e| e.trim().parse().ok());
+    Some(Reply {
+        text: mv.to_string(),
+        eval,
+    })
+}
+
+impl Client for NBoard {
+    fn protocol(&self) -> Protocol {
+        Protocol::NBoard
+    }
+
+    fn engine_name(&self) -> Option<String> {
+        self.name.clone()
+    }
+
+    fn configure(
+        &mut self,
+        rules: &RuleSet,
+        options: &[(String, String)],
+        limit: &MoveLimit,
+    ) -> Result<(), Failure> {
+        if !rules.is_default() {
+            return Err(Failure::Protocol(
+                "NBoard has no rule options; only plain Othello can be played".into(),
+            ));
+        }
+        for (k, v) in options {
+            self.proc.send(&format!("set {k} {v}"))?;
+        }
+        // NBoard engines need a depth; 60 lets a time control decide.
+        let depth = limit.depth.unwrap_or(60);
+        self.proc.send(&format!("set depth {depth}"))?;
+        self.limit = *limit;
+        self.rules = *rules;
+        self.sync(Instant::now() + HANDSHAKE_TIMEOUT)
+    }
+
+    fn new_game(&mut self, start: &Position) -> Result<(), Failure> {
+        let _ = start;
+        self.sync(Instant::now() + HANDSHAKE_TIMEOUT)
+    }
+
+    fn go(&mut self, req: &MoveRequest<'_>) -> Result<Reply, Failure> {
+        let h = GgfHeader {
+            black: "black",
+            white: "white",
+            tc: req.limit.tc,
+            rules: &self.rules,
+        };
+        let game = ggf(&h, req.start, req.moves, &[], None);
+        self.proc.send(&format!("set game {game}"))?;
+        self.sync(req.deadline)?;
+        self.proc.send("go")?;
+        loop {
+            let line = self.proc.recv(req.deadline)?;
+            if line.trim_start().starts_with("===") {
+                return parse_move_line(&line)
+                    .ok_or_else(|| Failure::Protocol(format!("bad move line '{line}'")));
+            }
+        }
+    }
+
+    fn is_dead(&mut self) -> bool {
+        self.proc.is_dead()
+    }
+
+    fn quit(&mut self) {
+        self.proc
+            .shutdown(Some("quit"), std::time::Duration::from_secs(1));
+    }
+
+    fn kill(&mut self) {
+        self.proc.kill();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn move_lines() {
+        let r = parse_move_line("=== F5/1.5/0.02").unwrap();
+        assert_eq!(r.text, "F5");
+        assert_eq!(r.eval, Some(1.5));
+        assert_eq!(parse_move_line("=== PA").unwrap().text, "PA");
+        assert!(parse_move_line("===").is_none());
+        assert!(parse_move_line("status thinking").is_none());
+    }
+}

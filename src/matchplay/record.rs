@@ -1,0 +1,389 @@
+//! Game records: results, GGF text, and the one-line transcripts of
+//! `games.txt` that let a match be audited and resumed.
+//!
+//! A line of `games.txt` (one per finished game, fields in this order,
+//! `reason` last because it may hold spaces):
+//!
+//! ```text
+//! 12 black=annex-a white=annex-b opening=5 result=1-0 score=+12 end=normal moves=f5d6c3d3c4f4 reason=
+//! ```
+//!
+//! * the game number (1-based position in the schedule), then `key=value`;
+//! * `opening`: 0-based line of the openings file, `-` for the start position;
+//! * `result`: `1-0` (X won), `0-1` (O won) or `1/2-1/2`;
+//! * `score`: final disc difference for X under the match's scoring;
+//!   `+64`/`-64` after a forfeit;
+//! * `end`: `normal`, `illegal`, `crash`, `timeout` (no answer, or time
+//!   forfeit), `resign`, `error` (protocol error);
+//! * `start`: only when the game did not start from the rules' start
+//!   position: `<64 chars><X|O>`;
+//! * `moves`: the transcript from the start, passes written `pass`.
+
+use crate::board::Color;
+use crate::moves::Move;
+use crate::position::Position;
+use crate::rules::RuleSet;
+use std::fmt;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Who won.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Outcome {
+    /// X won.
+    BlackWins,
+    /// O won.
+    WhiteWins,
+    /// Equal discs under `tie draw`.
+    Draw,
+}
+
+impl Outcome {
+    /// A win for `c`.
+    pub fn win_for(c: Color) -> Outcome {
+        match c {
+            Color::Black => Outcome::BlackWins,
+            Color::White => Outcome::WhiteWins,
+        }
+    }
+
+    /// `1-0`, `0-1` or `1/2-1/2`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::BlackWins => "1-0",
+            Outcome::WhiteWins => "0-1",
+            Outcome::Draw => "1/2-1/2",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Outcome> {
+        match s {
+            "1-0" => Some(Outcome::BlackWins),
+            "0-1" => Some(Outcome::WhiteWins),
+            "1/2-1/2" => Some(Outcome::Draw),
+            _ => None,
+        }
+    }
+}
+
+/// How the game ended.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Termination {
+    /// Neither side could move.
+    Normal,
+    /// The loser played an illegal move (or unreadable text).
+    Illegal,
+    /// The loser's process died.
+    Crash,
+    /// The loser did not answer in time (hang or time forfeit).
+    Timeout,
+    /// The loser resigned.
+    Resign,
+    /// The loser broke the protocol or could not set up the game.
+    Error,
+}
+
+impl Termination {
+    /// The name used in `games.txt`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Termination::Normal => "normal",
+            Termination::Illegal => "illegal",
+            Termination::Crash => "crash",
+            Termination::Timeout => "timeout",
+            Termination::Resign => "resign",
+            Termination::Error => "error",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Termination> {
+        [
+            Termination::Normal,
+            Termination::Illegal,
+            Termination::Crash,
+            Termination::Timeout,
+            Termination::Resign,
+            Termination::Error,
+        ]
+        .into_iter()
+        .find(|t| t.as_str() == s)
+    }
+}
+
+/// A finished game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameRecord {
+    /// 1-based number in the match schedule.
+    pub number: usize,
+    /// Name of the engine playing X.
+    pub black: String,
+    /// Name of the engine playing O.
+    pub white: String,
+    /// 0-based line of the openings file, if any.
+    pub opening: Option<usize>,
+    /// The position the game started from.
+    pub start: Position,
+    /// The moves, passes included (the opening's moves first).
+    pub moves: Vec<Move>,
+    /// Seconds each move took (0 for opening and forced moves).
+    pub times: Vec<f64>,
+    /// Who won.
+    pub outcome: Outcome,
+    /// X's final disc difference (±64 after a forfeit).
+    pub score: i32,
+    /// How it ended.
+    pub end: Termination,
+    /// Details of a forfeit, empty after a normal end.
+    pub reason: String,
+}
+
+impl GameRecord {
+    /// The `games.txt` line (no newline).
+    pub fn line(&self, rules: &RuleSet) -> String {
+        let mut s = format!(
+            "{} black={} white={} opening={} result={} score={:+} end={}",
+            self.number,
+            self.black,
+            self.white,
+            self.opening
+                .map(|o| o.to_string())
+                .unwrap_or_else(|| "-".into()),
+            self.outcome.as_str(),
+            self.score,
+            self.end.as_str()
+        );
+        if self.start != Position::start(rules) {
+            s += &format!(" start={}{}", self.start.board_string(), self.start.side);
+        }
+        s += " moves=";
+        for m in &self.moves {
+            s += &m.to_string();
+        }
+        s += " reason=";
+        s += &self.reason.replace(['\n', '\r'], " ");
+        s
+    }
+
+    /// Parses a `games.txt` line; the moves are replayed with `rules` and
+    /// must be legal.
+    ///
+    /// # Errors
+    /// A missing or malformed field, or an illegal transcript.
+    pub fn parse_line(line: &str, rules: &RuleSet) -> Result<GameRecord, String> {
+        let (head, reason) = line
+            .split_once(" reason=")
+            .ok_or_else(|| "no reason= field".to_string())?;
+        let mut it = head.split_whitespace();
+        let number: usize = it
+            .next()
+            .and_then(|n| n.parse().ok())
+            .ok_or("no game number")?;
+        let mut get = std::collections::HashMap::new();
+        for t in it {
+            let (k, v) = t
+                .split_once('=')
+                .ok_or_else(|| format!("bad field '{t}'"))?;
+            get.insert(k, v);
+        }
+        let field = |k: &str| get.get(k).copied().ok_or_else(|| format!("no {k}= field"));
+        let start = match get.get("start") {
+            Some(s) => s.parse::<Position>().map_err(|e| e.to_string())?,
+            None => Position::start(rules),
+        };
+        let (_, moves) = start
+            .play_transcript(field("moves")?, rules)
+            .map_err(|e| e.to_string())?;
+        Ok(GameRecord {
+            number,
+            black: field("black")?.to_string(),
+            white: field("white")?.to_string(),
+            opening: match field("opening")? {
+                "-" => None,
+                o => Some(o.parse().map_err(|_| format!("bad opening '{o}'"))?),
+            },
+            start,
+            moves,
+            times: Vec::new(),
+            outcome: Outcome::parse(field("result")?).ok_or("bad result")?,
+            score: field("score")?
+                .trim_start_matches('+')
+                .parse()
+                .map_err(|_| "bad score")?,
+            end: Termination::parse(field("end")?).ok_or("bad end")?,
+            reason: reason.to_string(),
+        })
+    }
+}
+
+/// A date in GGF form, `2026.11.25_23:59:59.UTC`.
+pub fn ggf_date(t: SystemTime) -> String {
+    let secs = t
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let days = (secs / 86400) as i64;
+    let rem = secs % 86400;
+    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}.{m:02}.{d:02}_{:02}:{:02}:{:02}.UTC",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+fn clock(d: Duration) -> String {
+    let s = d.as_secs();
+    format!("{:02}:{:02}", s / 60, s % 60)
+}
+
+/// The `BO[…]` board of GGF as NBoard writes it: size, the 64 squares in
+/// one word (`*` X, `O` O, `-` empty, a1 b1 … h8), side to move.
+pub fn ggf_board(p: &Position) -> String {
+    let b = p.board_string().replace('X', "*");
+    let side = if p.side == Color::Black { '*' } else { 'O' };
+    format!("8 {b} {side}")
+}
+
+/// What a GGF game holds besides the moves.
+pub struct GgfHeader<'a> {
+    /// X's name.
+    pub black: &'a str,
+    /// O's name.
+    pub white: &'a str,
+    /// Base time and increment, if any.
+    pub tc: Option<(Duration, Duration)>,
+    /// The rules (written as an `RU[…]` property when not plain Othello).
+    pub rules: &'a RuleSet,
+}
+
+/// A GGF game: `(;GM[Othello]PC[annex match]DT[…]PB[…]PW[…]RE[…]TI[…]TY[8]
+/// BO[…]B[f5//1.20]W[d6]…;)`. `result` is `(X's score, flag)` with flag
+/// `""`, `"t"` (time) or `"r"` (resigned / forfeited); none for a game in
+/// progress. Moves are written lower case, a pass as `PA`.
+pub fn ggf(
+    h: &GgfHeader<'_>,
+    start: &Position,
+    moves: &[Move],
+    times: &[f64],
+    result: Option<(i32, &str)>,
+) -> String {
+    let mut s = format!(
+        "(;GM[Othello]PC[annex match]DT[{}]PB[{}]PW[{}]",
+        ggf_date(SystemTime::now()),
+        h.black,
+        h.white
+    );
+    if let Some((score, flag)) = result {
+        s += &format!("RE[{score:+}.00");
+        if !flag.is_empty() {
+            s += &format!(":{flag}");
+        }
+        s += "]";
+    }
+    if let Some((base, inc)) = h.tc {
+        // GGS clock: main[/increment[/extension]].
+        s += &format!("TI[{}", clock(base));
+        if !inc.is_zero() {
+            s += &format!("/{}", inc.as_secs_f64());
+        }
+        s += "]";
+    }
+    if !h.rules.is_default() {
+        s += &format!("RU[{}]", h.rules);
+    }
+    s += &format!("TY[8]BO[{}]", ggf_board(start));
+    let mut side = start.side;
+    for (i, m) in moves.iter().enumerate() {
+        let tag = if side == Color::Black { 'B' } else { 'W' };
+        let text = if m.is_pass() {
+            "PA".to_string()
+        } else {
+            m.to_string()
+        };
+        match times.get(i) {
+            Some(t) if *t > 0.0 => s += &format!("{tag}[{text}//{t:.2}]"),
+            _ => s += &format!("{tag}[{text}]"),
+        }
+        side = side.other();
+        // Placement plies of the free start keep the mover for two plies;
+        // GGF cannot say so, and such games are written for reading only.
+    }
+    s += ";)";
+    s
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn date() {
+        let t = UNIX_EPOCH + Duration::from_secs(951_782_400 + 3661); // 2000-02-29
+        assert_eq!(ggf_date(t), "2000.02.29_01:01:01.UTC");
+        assert_eq!(ggf_date(UNIX_EPOCH), "1970.01.01_00:00:00.UTC");
+    }
+
+    #[test]
+    fn line_round_trip() {
+        let r = RuleSet::default();
+        let start = Position::start(&r);
+        let (_, moves) = start.play_transcript("f5d6c3", &r).unwrap();
+        let g = GameRecord {
+            number: 7,
+            black: "a".into(),
+            white: "b".into(),
+            opening: Some(3),
+            start,
+            moves,
+            times: vec![],
+            outcome: Outcome::WhiteWins,
+            score: -64,
+            end: Termination::Illegal,
+            reason: "a played illegal move 'a1'".into(),
+        };
+        let l = g.line(&r);
+        assert_eq!(
+            l,
+            "7 black=a white=b opening=3 result=0-1 score=-64 end=illegal moves=f5d6c3 reason=a played illegal move 'a1'"
+        );
+        assert_eq!(GameRecord::parse_line(&l, &r).unwrap(), g);
+        assert!(GameRecord::parse_line("7 black=a", &r).is_err());
+        let bad = l.replace("f5d6c3", "f5f5");
+        assert!(GameRecord::parse_line(&bad, &r).is_err());
+    }
+
+    #[test]
+    fn ggf_text() {
+        let r = RuleSet::default();
+        let start = Position::start(&r);
+        let (_, moves) = start.play_transcript("f5d6", &r).unwrap();
+        let h = GgfHeader {
+            black: "x",
+            white: "y",
+            tc: Some((Duration::from_secs(90), Duration::from_secs(1))),
+            rules: &r,
+        };
+        let g = ggf(&h, &start, &moves, &[1.5, 0.0], Some((-12, "")));
+        assert!(g.starts_with("(;GM[Othello]PC[annex match]DT["));
+        assert!(g.contains("PB[x]PW[y]RE[-12.00]TI[01:30/1]TY[8]"));
+        assert!(
+            g.contains("BO[8 ---------------------------O*------*O--------------------------- *]")
+        );
+        assert!(g.ends_with("B[f5//1.50]W[d6];)"));
+    }
+}

@@ -1,0 +1,374 @@
+//! Match statistics as cutechess reports them: score, logistic Elo
+//! difference with a 95% margin, likelihood of superiority, and a
+//! sequential probability ratio test (SPRT).
+//!
+//! Elo: `elo(s) = -400 log10(1/s - 1)` for the mean score `s` per game.
+//! The margin maps `s ± 1.96 σ/√n` (σ² the per-game score variance over
+//! wins, losses and draws) through `elo` and halves the width.
+//!
+//! SPRT (generalised, normal approximation; M. Van den Bergh): with
+//! `s0`, `s1` the expected scores at `elo0`, `elo1`,
+//! `LLR = n (s1 - s0)(2 s - s0 - s1) / (2 σ²)` (σ² with one extra win and
+//! one extra loss, see [`Sprt::llr`]); H1 (`elo1`) is accepted
+//! when `LLR ≥ ln((1-β)/α)`, H0 (`elo0`) when `LLR ≤ ln(β/(1-α))`.
+
+use std::fmt;
+
+/// Wins, losses and draws of one engine against another.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Wld {
+    /// Games won.
+    pub wins: u32,
+    /// Games lost.
+    pub losses: u32,
+    /// Games drawn.
+    pub draws: u32,
+}
+
+/// The expected score at an Elo difference.
+pub fn expected_score(elo: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
+}
+
+/// The Elo difference of an expected score (±∞ at 0 and 1).
+pub fn elo_of(score: f64) -> f64 {
+    if score <= 0.0 {
+        f64::NEG_INFINITY
+    } else if score >= 1.0 {
+        f64::INFINITY
+    } else {
+        -400.0 * (1.0 / score - 1.0).log10()
+    }
+}
+
+/// The error function (Abramowitz & Stegun 7.1.26, |error| < 1.5e-7).
+pub fn erf(x: f64) -> f64 {
+    let t = 1.0 / (1.0 + 0.327_591_1 * x.abs());
+    let y = 1.0
+        - (((((1.061_405_429 * t - 1.453_152_027) * t) + 1.421_413_741) * t - 0.284_496_736) * t
+            + 0.254_829_592)
+            * t
+            * (-x * x).exp();
+    if x >= 0.0 {
+        y
+    } else {
+        -y
+    }
+}
+
+impl Wld {
+    /// Games played.
+    pub fn games(&self) -> u32 {
+        self.wins + self.losses + self.draws
+    }
+
+    /// Mean score per game (wins 1, draws ½).
+    pub fn score(&self) -> f64 {
+        let n = self.games();
+        if n == 0 {
+            return 0.5;
+        }
+        (f64::from(self.wins) + 0.5 * f64::from(self.draws)) / f64::from(n)
+    }
+
+    /// Per-game variance of the score.
+    pub fn variance(&self) -> f64 {
+        let n = f64::from(self.games());
+        if n == 0.0 {
+            return 0.0;
+        }
+        let s = self.score();
+        (f64::from(self.wins) * (1.0 - s).powi(2)
+            + f64::from(self.losses) * s.powi(2)
+            + f64::from(self.draws) * (0.5 - s).powi(2))
+            / n
+    }
+
+    /// Elo difference.
+    pub fn elo(&self) -> f64 {
+        elo_of(self.score())
+    }
+
+    /// Half width of the 95% confidence interval of the Elo difference
+    /// (NaN when it is unbounded).
+    pub fn elo_margin(&self) -> f64 {
+        let n = f64::from(self.games());
+        if n == 0.0 {
+            return f64::NAN;
+        }
+        let d = 1.959_964 * (self.variance() / n).sqrt();
+        let s = self.score();
+        let (lo, hi) = (elo_of(s - d), elo_of(s + d));
+        let m = (hi - lo) / 2.0;
+        if m.is_finite() {
+            m
+        } else {
+            f64::NAN
+        }
+    }
+
+    /// Likelihood of superiority, percent.
+    pub fn los(&self) -> f64 {
+        let (w, l) = (f64::from(self.wins), f64::from(self.losses));
+        if w + l == 0.0 {
+            return 50.0;
+        }
+        50.0 * (1.0 + erf((w - l) / (2.0 * (w + l)).sqrt()))
+    }
+
+    /// Share of draws, percent.
+    pub fn draw_ratio(&self) -> f64 {
+        let n = self.games();
+        if n == 0 {
+            0.0
+        } else {
+            100.0 * f64::from(self.draws) / f64::from(n)
+        }
+    }
+
+    /// The same games seen from the other engine.
+    pub fn flipped(&self) -> Wld {
+        Wld {
+            wins: self.losses,
+            losses: self.wins,
+            draws: self.draws,
+        }
+    }
+}
+
+/// SPRT parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sprt {
+    /// Elo of the null hypothesis.
+    pub elo0: f64,
+    /// Elo of the alternative.
+    pub elo1: f64,
+    /// False positive rate.
+    pub alpha: f64,
+    /// False negative rate.
+    pub beta: f64,
+}
+
+/// What an SPRT says so far.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Verdict {
+    /// Not enough evidence yet.
+    Continue,
+    /// H0 accepted: the first engine is not `elo1` stronger.
+    H0,
+    /// H1 accepted: it is.
+    H1,
+}
+
+impl std::str::FromStr for Sprt {
+    type Err = String;
+    /// `elo0,elo1,alpha,beta`, e.g. `0,5,0.05,0.05`.
+    fn from_str(s: &str) -> Result<Sprt, String> {
+        let v: Vec<f64> = s
+            .split(',')
+            .map(|x| x.trim().parse::<f64>())
+            .collect::<Result<_, _>>()
+            .map_err(|_| format!("invalid SPRT '{s}' (expected elo0,elo1,alpha,beta)"))?;
+        let [elo0, elo1, alpha, beta] = v[..] else {
+            return Err(format!(
+                "invalid SPRT '{s}' (expected 4 numbers: elo0,elo1,alpha,beta)"
+            ));
+        };
+        let rate = |x: f64| x > 0.0 && x < 0.5;
+        let ok = elo0 < elo1 && rate(alpha) && rate(beta);
+        if !ok {
+            return Err(format!(
+                "invalid SPRT '{s}' (need elo0 < elo1 and 0 < alpha, beta < 0.5)"
+            ));
+        }
+        Ok(Sprt {
+            elo0,
+            elo1,
+            alpha,
+            beta,
+        })
+    }
+}
+
+impl Sprt {
+    /// Lower and upper bounds of the log-likelihood ratio.
+    pub fn bounds(&self) -> (f64, f64) {
+        (
+            (self.beta / (1.0 - self.alpha)).ln(),
+            ((1.0 - self.beta) / self.alpha).ln(),
+        )
+    }
+
+    /// The log-likelihood ratio of H1 against H0. The variance is taken
+    /// with one extra win and one extra loss (a weak prior towards an even
+    /// result), so that one-sided results, common in short Othello matches
+    /// without draws, neither divide by zero nor decide after 2 games; the
+    /// mean score is the observed one.
+    pub fn llr(&self, r: &Wld) -> f64 {
+        let n = f64::from(r.games());
+        if n == 0.0 {
+            return 0.0;
+        }
+        let prior = Wld {
+            wins: r.wins + 1,
+            losses: r.losses + 1,
+            draws: r.draws,
+        };
+        let var = prior.variance();
+        let (s0, s1) = (expected_score(self.elo0), expected_score(self.elo1));
+        n * (s1 - s0) * (2.0 * r.score() - s0 - s1) / (2.0 * var)
+    }
+
+    /// The verdict for results `r`.
+    pub fn verdict(&self, r: &Wld) -> Verdict {
+        let (lo, hi) = self.bounds();
+        let llr = self.llr(r);
+        if llr >= hi {
+            Verdict::H1
+        } else if llr <= lo {
+            Verdict::H0
+        } else {
+            Verdict::Continue
+        }
+    }
+
+    /// The cutechess-style report line.
+    pub fn report(&self, r: &Wld) -> String {
+        let (lo, hi) = self.bounds();
+        let llr = self.llr(r);
+        let pct = if llr >= 0.0 {
+            100.0 * llr / hi
+        } else {
+            100.0 * llr / lo
+        };
+        let verdict = match self.verdict(r) {
+            Verdict::Continue => String::new(),
+            Verdict::H0 => " - H0 was accepted".into(),
+            Verdict::H1 => " - H1 was accepted".into(),
+        };
+        format!("SPRT: llr {llr:.3} ({pct:.1}%), lbound {lo:.2}, ubound {hi:.2}{verdict}")
+    }
+}
+
+/// `Score of A vs B: W - L - D [score] N` and the Elo line.
+pub struct ScoreLines<'a> {
+    /// First engine.
+    pub a: &'a str,
+    /// Second engine.
+    pub b: &'a str,
+    /// Results from A's side.
+    pub r: Wld,
+}
+
+impl fmt::Display for ScoreLines<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let r = &self.r;
+        writeln!(
+            f,
+            "Score of {} vs {}: {} - {} - {} [{:.3}] {}",
+            self.a,
+            self.b,
+            r.wins,
+            r.losses,
+            r.draws,
+            r.score(),
+            r.games()
+        )?;
+        write!(
+            f,
+            "Elo difference: {:.1} +/- {:.1}, LOS: {:.1} %, DrawRatio: {:.1} %",
+            r.elo() + 0.0, // no "-0.0"
+            r.elo_margin(),
+            r.los(),
+            r.draw_ratio()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elo_and_margin() {
+        let r = Wld {
+            wins: 60,
+            losses: 40,
+            draws: 0,
+        };
+        assert!((r.score() - 0.6).abs() < 1e-12);
+        // -400 log10(1/0.6 - 1) = 70.437...
+        assert!((r.elo() - 70.437).abs() < 1e-3, "{}", r.elo());
+        // sigma = sqrt(0.24/100) = 0.04899; s ± 0.096018 -> 0.503982, 0.696018
+        let lo = elo_of(0.6 - 1.959_964 * 0.048_989_794_855_663_56);
+        let hi = elo_of(0.6 + 1.959_964 * 0.048_989_794_855_663_56);
+        assert!((r.elo_margin() - (hi - lo) / 2.0).abs() < 1e-9);
+        assert!((r.elo_margin() - 71.4).abs() < 1.0, "{}", r.elo_margin());
+        assert!(Wld::default().elo_margin().is_nan());
+        assert_eq!(elo_of(1.0), f64::INFINITY);
+        assert!((expected_score(elo_of(0.3)) - 0.3).abs() < 1e-12);
+    }
+
+    #[test]
+    fn los_and_erf() {
+        assert!((erf(1.0) - 0.842_700_79).abs() < 1e-6);
+        assert!((erf(-0.5) + 0.520_499_88).abs() < 1e-6);
+        let r = Wld {
+            wins: 10,
+            losses: 10,
+            draws: 5,
+        };
+        assert!((r.los() - 50.0).abs() < 1e-6);
+        assert!(
+            Wld {
+                wins: 30,
+                losses: 10,
+                draws: 0
+            }
+            .los()
+                > 99.0
+        );
+    }
+
+    #[test]
+    fn sprt() {
+        let s: Sprt = "0,10,0.05,0.05".parse().unwrap();
+        let (lo, hi) = s.bounds();
+        assert!((lo + 2.944).abs() < 1e-3 && (hi - 2.944).abs() < 1e-3);
+        assert!("1,0,0.05,0.05".parse::<Sprt>().is_err());
+        assert!("0,5,0.05".parse::<Sprt>().is_err());
+        let strong = Wld {
+            wins: 160,
+            losses: 40,
+            draws: 0,
+        };
+        assert_eq!(s.verdict(&strong), Verdict::H1);
+        assert_eq!(s.verdict(&strong.flipped()), Verdict::H0);
+        let even = Wld {
+            wins: 5,
+            losses: 5,
+            draws: 0,
+        };
+        assert_eq!(s.verdict(&even), Verdict::Continue);
+        // Direct formula check (the prior leaves an even variance alone).
+        let (s0, s1) = (0.5, expected_score(10.0));
+        let want = 10.0 * (s1 - s0) * (2.0 * 0.5 - s0 - s1) / (2.0 * 0.25);
+        assert!((s.llr(&even) - want).abs() < 1e-12);
+        // One-sided results decide, but not at once.
+        let lost = |n| Wld {
+            wins: 0,
+            losses: n,
+            draws: 0,
+        };
+        let s50: Sprt = "0,50,0.05,0.05".parse().unwrap();
+        assert_eq!(s50.verdict(&lost(3)), Verdict::Continue);
+        assert_eq!(s50.verdict(&lost(12)), Verdict::H0);
+        // σ² of (1 win, 13 losses) = (1/14)(13/14).
+        let var = (1.0 / 14.0) * (13.0 / 14.0);
+        let (a0, a1) = (0.5, expected_score(50.0));
+        let want = 12.0 * (a1 - a0) * (0.0 - a0 - a1) / (2.0 * var);
+        assert!((s50.llr(&lost(12)) - want).abs() < 1e-9);
+        assert_eq!(s.verdict(&Wld::default()), Verdict::Continue);
+        assert!(s.report(&strong).ends_with("H1 was accepted"));
+    }
+}

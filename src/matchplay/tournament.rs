@@ -1,0 +1,472 @@
+//! The match itself: the schedule (every pair of engines plays `games`
+//! games, each opening twice with colours swapped), worker threads, saving
+//! to `--out` (`games.txt` + one GGF per game), resuming, and the SPRT stop.
+//!
+//! Schedule: pairs `(i, j)`, `i < j`, in order; game `g` of a pair (0-based)
+//! uses opening `g / 2` (the next line of the openings file, cycling, or a
+//! seeded pseudo-random line with `seed`), and engine `i` has X when `g` is
+//! even. Game numbers run 1.. over all pairs, so a resumed match replays
+//! exactly the games missing from `games.txt`.
+
+use super::client::{connect, Client};
+use super::game::{play_game, GameSpec, Referee, Side};
+use super::openings::Opening;
+use super::record::{ggf, GameRecord, GgfHeader, Outcome, Termination};
+use super::stats::{Sprt, Verdict, Wld};
+use super::EngineSpec;
+use crate::position::Position;
+use crate::rules::RuleSet;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Everything a match needs.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    /// Two or more engines.
+    pub engines: Vec<EngineSpec>,
+    /// The rules.
+    pub rules: RuleSet,
+    /// Games per pair of engines.
+    pub games: usize,
+    /// Openings (empty: the start position).
+    pub openings: Vec<Opening>,
+    /// Pick openings pseudo-randomly with this seed instead of in order.
+    pub seed: Option<u64>,
+    /// Games played at once.
+    pub concurrency: usize,
+    /// Where games are saved (and resumed from).
+    pub out: Option<PathBuf>,
+    /// Stop early on an SPRT verdict (first pair).
+    pub sprt: Option<Sprt>,
+    /// Time allowed beyond the clock or movetime.
+    pub margin: Duration,
+    /// Longest wait for a move under depth/node limits.
+    pub hang: Duration,
+}
+
+/// Results of a pair of engines.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PairResult {
+    /// First engine.
+    pub a: String,
+    /// Second engine.
+    pub b: String,
+    /// From `a`'s side.
+    pub wld: Wld,
+}
+
+/// The outcome of a whole match.
+#[derive(Clone, Debug)]
+pub struct MatchReport {
+    /// Per pair.
+    pub pairs: Vec<PairResult>,
+    /// Every game, in game-number order (resumed ones included).
+    pub games: Vec<GameRecord>,
+    /// The SPRT verdict when one was asked for.
+    pub verdict: Option<Verdict>,
+    /// Games that were already in `--out` and not replayed.
+    pub resumed: usize,
+}
+
+#[derive(Clone, Debug)]
+struct Job {
+    pair: usize,
+    black: usize,
+    white: usize,
+    spec: GameSpec,
+}
+
+fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+fn schedule(cfg: &MatchConfig) -> (Vec<(usize, usize)>, Vec<Job>) {
+    let n = cfg.engines.len();
+    let pairs: Vec<(usize, usize)> = (0..n)
+        .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+        .collect();
+    let mut jobs = Vec::new();
+    for (p, &(i, j)) in pairs.iter().enumerate() {
+        for g in 0..cfg.games {
+            let number = p * cfg.games + g + 1;
+            let (black, white) = if g % 2 == 0 { (i, j) } else { (j, i) };
+            let (opening, start, moves) = if cfg.openings.is_empty() {
+                (None, Position::start(&cfg.rules), Vec::new())
+            } else {
+                let k = match cfg.seed {
+                    Some(s) => splitmix(s ^ splitmix((p * cfg.games + g / 2) as u64)) as usize,
+                    None => g / 2,
+                } % cfg.openings.len();
+                let o = &cfg.openings[k];
+                (Some(o.line), o.start, o.moves.clone())
+            };
+            jobs.push(Job {
+                pair: p,
+                black,
+                white,
+                spec: GameSpec {
+                    number,
+                    opening,
+                    start,
+                    opening_moves: moves,
+                },
+            });
+        }
+    }
+    (pairs, jobs)
+}
+
+/// Reads the games already saved in `out` (those that fit the schedule).
+fn load_saved(cfg: &MatchConfig, jobs: &[Job]) -> Result<BTreeMap<usize, GameRecord>, String> {
+    let mut saved = BTreeMap::new();
+    let Some(out) = &cfg.out else {
+        return Ok(saved);
+    };
+    let path = out.join("games.txt");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(saved);
+    };
+    if !text.is_empty() && !text.ends_with('\n') {
+        // A match killed while writing: end the partial line so that the
+        // next game gets a line of its own (the partial one is skipped).
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        writeln!(f).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let rec = match GameRecord::parse_line(line, &cfg.rules) {
+            Ok(r) => r,
+            Err(e) => {
+                log::warn!("{}:{}: skipped ({e})", path.display(), i + 1);
+                continue;
+            }
+        };
+        let Some(job) = rec.number.checked_sub(1).and_then(|k| jobs.get(k)) else {
+            continue;
+        };
+        let (b, w) = (&cfg.engines[job.black].name, &cfg.engines[job.white].name);
+        if &rec.black != b || &rec.white != w || rec.opening != job.spec.opening {
+            return Err(format!(
+                "{} line {} (game {}: {} vs {}) does not belong to this match (expected {b} vs {w}); use another --out",
+                path.display(),
+                i + 1,
+                rec.number,
+                rec.black,
+                rec.white
+            ));
+        }
+        saved.insert(rec.number, rec);
+    }
+    Ok(saved)
+}
+
+fn save(
+    cfg: &MatchConfig,
+    rec: &GameRecord,
+    tc: Option<(Duration, Duration)>,
+) -> Result<(), String> {
+    let Some(out) = &cfg.out else {
+        return Ok(());
+    };
+    let flag = match rec.end {
+        Termination::Normal => "",
+        Termination::Timeout => "t",
+        _ => "r",
+    };
+    let h = GgfHeader {
+        black: &rec.black,
+        white: &rec.white,
+        tc,
+        rules: &cfg.rules,
+    };
+    let text = ggf(
+        &h,
+        &rec.start,
+        &rec.moves,
+        &rec.times,
+        Some((rec.score, flag)),
+    );
+    let ggf_path = out.join(format!("game-{:06}.ggf", rec.number));
+    std::fs::write(&ggf_path, text + "\n")
+        .map_err(|e| format!("cannot write {}: {e}", ggf_path.display()))?;
+    let path = out.join("games.txt");
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    writeln!(f, "{}", rec.line(&cfg.rules))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Results of pair `(a, b)` from `a`'s side, over `games`.
+fn tally(games: &[&GameRecord], a: &str) -> Wld {
+    let mut w = Wld::default();
+    for g in games {
+        let a_black = g.black == a;
+        match (g.outcome, a_black) {
+            (Outcome::Draw, _) => w.draws += 1,
+            (Outcome::BlackWins, true) | (Outcome::WhiteWins, false) => w.wins += 1,
+            _ => w.losses += 1,
+        }
+    }
+    w
+}
+
+fn worker(
+    cfg: &MatchConfig,
+    referee: &Referee,
+    jobs: &crossbeam_channel::Receiver<Job>,
+    results: &crossbeam_channel::Sender<(usize, GameRecord)>,
+    stop: &AtomicBool,
+    id: usize,
+) {
+    let mut clients: Vec<Option<Box<dyn Client>>> = cfg.engines.iter().map(|_| None).collect();
+    while let Ok(job) = jobs.recv() {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let mut failed = None;
+        for (c, &e) in [job.black, job.white].iter().enumerate() {
+            if clients[e].as_mut().is_some_and(|x| x.is_dead()) {
+                log::info!("restarting {}", cfg.engines[e].name);
+                clients[e] = None;
+            }
+            if clients[e].is_none() {
+                let label = format!("{}#{id}", cfg.engines[e].name);
+                match connect(&cfg.engines[e], &cfg.rules, &label) {
+                    Ok(x) => clients[e] = Some(x),
+                    Err(f) => {
+                        failed.get_or_insert((c, e, f));
+                    }
+                }
+            }
+        }
+        let rec = if let Some((c, e, f)) = failed {
+            let loser_black = c == 0;
+            GameRecord {
+                number: job.spec.number,
+                black: cfg.engines[job.black].name.clone(),
+                white: cfg.engines[job.white].name.clone(),
+                opening: job.spec.opening,
+                start: job.spec.start,
+                moves: job.spec.opening_moves.clone(),
+                times: vec![0.0; job.spec.opening_moves.len()],
+                outcome: if loser_black {
+                    Outcome::WhiteWins
+                } else {
+                    Outcome::BlackWins
+                },
+                score: if loser_black { -64 } else { 64 },
+                end: Termination::Crash,
+                reason: format!("{} could not be (re)started: {f}", cfg.engines[e].name),
+            }
+        } else {
+            let mut b = clients[job.black].take().expect("connected");
+            let mut w = clients[job.white].take().expect("connected");
+            let rec = play_game(
+                referee,
+                &job.spec,
+                [
+                    Side {
+                        name: &cfg.engines[job.black].name,
+                        client: b.as_mut(),
+                        limit: cfg.engines[job.black].limit,
+                    },
+                    Side {
+                        name: &cfg.engines[job.white].name,
+                        client: w.as_mut(),
+                        limit: cfg.engines[job.white].limit,
+                    },
+                ],
+            );
+            clients[job.black] = Some(b);
+            clients[job.white] = Some(w);
+            rec
+        };
+        if results.send((job.pair, rec)).is_err() {
+            break;
+        }
+    }
+    for c in clients.iter_mut().flatten() {
+        c.quit();
+    }
+}
+
+/// Plays the match. `progress` receives one line per event (game started
+/// engines, finished games, running score), for stderr.
+///
+/// # Errors
+/// Fewer than two engines, duplicate names, an engine that cannot be
+/// started at all, an `--out` folder that cannot be written or that holds
+/// another match.
+pub fn run_match(cfg: &MatchConfig, progress: &mut dyn FnMut(&str)) -> Result<MatchReport, String> {
+    if cfg.engines.len() < 2 {
+        return Err("a match needs at least two engines".into());
+    }
+    for (i, e) in cfg.engines.iter().enumerate() {
+        if cfg.engines[..i].iter().any(|x| x.name == e.name) {
+            return Err(format!(
+                "two engines are named '{}'; name them with name=command",
+                e.name
+            ));
+        }
+    }
+    // Protocols detected once here are fixed for every restart.
+    let mut cfg = cfg.clone();
+    if let Some(out) = &cfg.out {
+        std::fs::create_dir_all(out)
+            .map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    }
+    let (pairs, jobs) = schedule(&cfg);
+    let saved = load_saved(&cfg, &jobs)?;
+    let resumed = saved.len();
+    let mut done: BTreeMap<usize, (usize, GameRecord)> = saved
+        .into_values()
+        .map(|r| (r.number, (jobs[r.number - 1].pair, r)))
+        .collect();
+    let todo: Vec<Job> = jobs
+        .iter()
+        .filter(|j| !done.contains_key(&j.spec.number))
+        .cloned()
+        .collect();
+    if resumed > 0 {
+        progress(&format!(
+            "Resuming: {resumed} games already in --out, {} to play",
+            todo.len()
+        ));
+    }
+    // Check every engine starts before spawning the workers.
+    if !todo.is_empty() {
+        let rules = cfg.rules;
+        for e in &mut cfg.engines {
+            let mut c =
+                connect(e, &rules, &e.name).map_err(|f| format!("engine {}: {f}", e.name))?;
+            e.protocol = Some(c.protocol());
+            progress(&format!(
+                "Engine {}: {} ({}){}",
+                e.name,
+                e.command,
+                c.protocol(),
+                c.engine_name()
+                    .map(|n| format!(", id '{n}'"))
+                    .unwrap_or_default()
+            ));
+            c.quit();
+        }
+    }
+    let referee = Referee {
+        rules: cfg.rules,
+        margin: cfg.margin,
+        hang: cfg.hang,
+    };
+    let verdict_of = |done: &BTreeMap<usize, (usize, GameRecord)>| {
+        cfg.sprt.map(|s| {
+            let g: Vec<&GameRecord> = done.values().filter(|x| x.0 == 0).map(|x| &x.1).collect();
+            s.verdict(&tally(&g, &cfg.engines[pairs[0].0].name))
+        })
+    };
+    let stop = AtomicBool::new(matches!(verdict_of(&done), Some(Verdict::H0 | Verdict::H1)));
+    let total = jobs.len();
+    let (job_tx, job_rx) = crossbeam_channel::unbounded::<Job>();
+    let (res_tx, res_rx) = crossbeam_channel::unbounded();
+    for j in todo.iter().cloned() {
+        let _ = job_tx.send(j);
+    }
+    drop(job_tx);
+    let workers = cfg.concurrency.clamp(1, todo.len().max(1));
+    let stop = Arc::new(stop);
+    std::thread::scope(|scope| -> Result<(), String> {
+        let cfg = &cfg;
+        for id in 0..workers {
+            let (cfg, referee, job_rx, res_tx, stop) =
+                (cfg, &referee, &job_rx, res_tx.clone(), &stop);
+            scope.spawn(move || worker(cfg, referee, job_rx, &res_tx, stop, id + 1));
+        }
+        drop(res_tx);
+        let mut error = None;
+        for (pair, rec) in res_rx.iter() {
+            if let Err(e) = save(cfg, &rec, cfg.engines[jobs[rec.number - 1].black].limit.tc) {
+                error.get_or_insert(e);
+                stop.store(true, Ordering::Relaxed);
+            }
+            let mut line = format!(
+                "Finished game {} ({} vs {}): {} {{{}}}",
+                rec.number,
+                rec.black,
+                rec.white,
+                rec.outcome,
+                describe(&rec)
+            );
+            done.insert(rec.number, (pair, rec));
+            let (a, b) = pairs[pair];
+            let g: Vec<&GameRecord> = done
+                .values()
+                .filter(|x| x.0 == pair)
+                .map(|x| &x.1)
+                .collect();
+            let w = tally(&g, &cfg.engines[a].name);
+            line += &format!(
+                "\nScore of {} vs {}: {} - {} - {} [{:.3}] {} ({} of {total} games done)",
+                cfg.engines[a].name,
+                cfg.engines[b].name,
+                w.wins,
+                w.losses,
+                w.draws,
+                w.score(),
+                w.games(),
+                done.len()
+            );
+            progress(&line);
+            if let Some(Verdict::H0 | Verdict::H1) = verdict_of(&done) {
+                if !stop.swap(true, Ordering::Relaxed) {
+                    progress("SPRT test finished: stopping after the games in progress");
+                }
+            }
+        }
+        error.map_or(Ok(()), Err)
+    })?;
+    let games: Vec<GameRecord> = done.values().map(|x| x.1.clone()).collect();
+    let pair_results = pairs
+        .iter()
+        .enumerate()
+        .map(|(p, &(a, b))| {
+            let g: Vec<&GameRecord> = done.values().filter(|x| x.0 == p).map(|x| &x.1).collect();
+            PairResult {
+                a: cfg.engines[a].name.clone(),
+                b: cfg.engines[b].name.clone(),
+                wld: tally(&g, &cfg.engines[a].name),
+            }
+        })
+        .collect();
+    Ok(MatchReport {
+        pairs: pair_results,
+        games,
+        verdict: verdict_of(&done),
+        resumed,
+    })
+}
+
+/// A short description of how a game ended, cutechess-style.
+pub fn describe(rec: &GameRecord) -> String {
+    match rec.end {
+        Termination::Normal => match rec.outcome {
+            Outcome::Draw => "Draw".into(),
+            Outcome::BlackWins => format!("X wins by {}", rec.score),
+            Outcome::WhiteWins => format!("O wins by {}", -rec.score),
+        },
+        _ => format!("{}: {}", rec.end.as_str(), rec.reason),
+    }
+}

@@ -1,0 +1,599 @@
+//! Parsing of the UCI-style protocol (and its UGI dialect): one input line
+//! to one [`Command`], validated here once so that the handler never sees
+//! malformed input. Legality of moves needs the rules and the game, so
+//! `position` moves are parsed for syntax here and checked when applied.
+//! See `protocol.md`, section "UCI-style protocol".
+//!
+//! ```
+//! use annex::protocol::command::{parse, Command};
+//! match parse("go depth 5 movetime 200").unwrap() {
+//!     Command::Go(g) => assert_eq!(g.depth, Some(5)),
+//!     _ => unreachable!(),
+//! }
+//! assert!(parse("go depth five").unwrap_err().to_string().contains("'five'"));
+//! ```
+
+use crate::moves::{Move, MoveError};
+use crate::position::{parse_side, split_transcript, ParsePositionError, Position};
+use crate::search::SolveMode;
+use std::fmt;
+use std::time::Duration;
+
+/// Deepest `perft` the protocol accepts (it runs synchronously).
+pub const MAX_PERFT_DEPTH: u32 = 16;
+
+/// One command of the UCI-style protocol.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// `uci`: identify, list options, `uciok`.
+    Uci,
+    /// `ugi`: as `uci`, answered with `ugiok` (UGI dialect).
+    Ugi,
+    /// `debug on|off`.
+    Debug(bool),
+    /// `isready`.
+    IsReady,
+    /// `setoption name <N> [value <V>]`.
+    SetOption {
+        /// Option name (may contain spaces).
+        name: String,
+        /// Value (empty for buttons).
+        value: String,
+    },
+    /// `ucinewgame` / `uginewgame`.
+    NewGame,
+    /// `position …`.
+    Position(PositionCmd),
+    /// `go …`.
+    Go(Box<GoParams>),
+    /// `stop`.
+    Stop,
+    /// `ponderhit`.
+    PonderHit,
+    /// `quit`.
+    Quit,
+    /// UGI `query <what>`.
+    Query(Query),
+    /// `perft <depth> [divide]`.
+    Perft {
+        /// Depth in plies.
+        depth: u32,
+        /// Print the count of each move.
+        divide: bool,
+    },
+    /// `d`: show the board.
+    Display,
+    /// `eval`: static evaluation of the current position.
+    Eval,
+}
+
+/// What a UGI `query` asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Query {
+    /// `gameover`: `true`/`false`.
+    GameOver,
+    /// `p1turn`: whether the first player (X) is to move.
+    P1Turn,
+    /// `result`: `p1win`, `p2win`, `draw` or `none`.
+    Result,
+}
+
+/// A parsed `position` command.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PositionCmd {
+    /// The base position; `None` = the start position of the rules.
+    pub base: Option<Position>,
+    /// Moves to play from it (syntax checked, legality not yet).
+    pub moves: Vec<Move>,
+    /// The move tokens as written, for error messages.
+    pub tokens: Vec<String>,
+}
+
+/// The parameters of `go`. Times are as given; the handler maps them onto
+/// search limits (see `protocol.md`, "Time management").
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GoParams {
+    /// `depth <plies>`.
+    pub depth: Option<u32>,
+    /// `nodes <n>`.
+    pub nodes: Option<u64>,
+    /// `movetime <ms>`.
+    pub movetime: Option<Duration>,
+    /// Remaining clock of X (`btime`, `p1time`) and O (`wtime`, `p2time`).
+    pub time: [Option<Duration>; 2],
+    /// Increment of X (`binc`, `p1inc`) and O (`winc`, `p2inc`).
+    pub inc: [Option<Duration>; 2],
+    /// `movestogo <n>`.
+    pub movestogo: Option<u32>,
+    /// `infinite`.
+    pub infinite: bool,
+    /// `ponder`.
+    pub ponder: bool,
+    /// `solve` (exact) or `wld`.
+    pub solve: Option<SolveMode>,
+    /// `multipv <n>` (this search only).
+    pub multipv: Option<usize>,
+    /// `searchmoves <m>…`.
+    pub searchmoves: Vec<Move>,
+}
+
+/// Why a line is not a valid command; each variant names the offending
+/// token.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CommandError {
+    /// The first word is no command.
+    Unknown(String),
+    /// A command lacks a part.
+    Missing {
+        /// The command.
+        command: &'static str,
+        /// What is missing.
+        what: &'static str,
+    },
+    /// A number that does not parse or is out of range.
+    BadNumber {
+        /// The keyword it belongs to.
+        key: String,
+        /// The offending token.
+        token: String,
+    },
+    /// A token the command does not take.
+    BadToken {
+        /// The command.
+        command: &'static str,
+        /// The offending token.
+        token: String,
+    },
+    /// A malformed board or FEN.
+    Position(ParsePositionError),
+    /// A malformed move.
+    Move(MoveError),
+}
+
+impl fmt::Display for CommandError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CommandError::Unknown(w) => write!(f, "unknown command '{w}'"),
+            CommandError::Missing { command, what } => write!(f, "{command}: missing {what}"),
+            CommandError::BadNumber { key, token } => {
+                write!(f, "invalid number '{token}' for {key}")
+            }
+            CommandError::BadToken { command, token } => {
+                write!(f, "{command}: unexpected token '{token}'")
+            }
+            CommandError::Position(e) => write!(f, "position: {e}"),
+            CommandError::Move(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for CommandError {}
+
+/// Parses one line. Blank lines are not commands: the caller skips them.
+///
+/// # Errors
+/// See [`CommandError`].
+pub fn parse(line: &str) -> Result<Command, CommandError> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let Some((&first, rest)) = words.split_first() else {
+        return Err(CommandError::Missing {
+            command: "line",
+            what: "a command",
+        });
+    };
+    let no_args = |c: Command| {
+        if rest.is_empty() {
+            Ok(c)
+        } else {
+            Err(CommandError::BadToken {
+                command: command_name(&c),
+                token: rest[0].to_string(),
+            })
+        }
+    };
+    match first {
+        "uci" => no_args(Command::Uci),
+        "ugi" => no_args(Command::Ugi),
+        "isready" => no_args(Command::IsReady),
+        "ucinewgame" | "uginewgame" => no_args(Command::NewGame),
+        // Arguments after stop/ponderhit/quit are ignored, as GUIs expect.
+        "stop" => Ok(Command::Stop),
+        "ponderhit" => Ok(Command::PonderHit),
+        "quit" => Ok(Command::Quit),
+        "d" => no_args(Command::Display),
+        "eval" => no_args(Command::Eval),
+        "debug" => match rest {
+            ["on"] => Ok(Command::Debug(true)),
+            ["off"] => Ok(Command::Debug(false)),
+            [] => Err(CommandError::Missing {
+                command: "debug",
+                what: "on or off",
+            }),
+            [t, ..] => Err(CommandError::BadToken {
+                command: "debug",
+                token: t.to_string(),
+            }),
+        },
+        "setoption" => parse_setoption(rest),
+        "position" => parse_position(rest).map(Command::Position),
+        "go" => parse_go(rest).map(|g| Command::Go(Box::new(g))),
+        "query" => match rest {
+            ["gameover"] => Ok(Command::Query(Query::GameOver)),
+            ["p1turn"] => Ok(Command::Query(Query::P1Turn)),
+            ["result"] => Ok(Command::Query(Query::Result)),
+            [] => Err(CommandError::Missing {
+                command: "query",
+                what: "gameover, p1turn or result",
+            }),
+            [t, ..] => Err(CommandError::BadToken {
+                command: "query",
+                token: t.to_string(),
+            }),
+        },
+        "perft" => {
+            let Some(d) = rest.first() else {
+                return Err(CommandError::Missing {
+                    command: "perft",
+                    what: "a depth",
+                });
+            };
+            let depth = number::<u32>("perft", d)?;
+            if depth > MAX_PERFT_DEPTH {
+                return Err(CommandError::BadNumber {
+                    key: format!("perft (at most {MAX_PERFT_DEPTH})"),
+                    token: d.to_string(),
+                });
+            }
+            let divide = match &rest[1..] {
+                [] => false,
+                ["divide"] => true,
+                [t, ..] => {
+                    return Err(CommandError::BadToken {
+                        command: "perft",
+                        token: t.to_string(),
+                    })
+                }
+            };
+            Ok(Command::Perft { depth, divide })
+        }
+        w => Err(CommandError::Unknown(w.to_string())),
+    }
+}
+
+fn command_name(c: &Command) -> &'static str {
+    match c {
+        Command::Uci => "uci",
+        Command::Ugi => "ugi",
+        Command::IsReady => "isready",
+        Command::NewGame => "ucinewgame",
+        Command::Display => "d",
+        Command::Eval => "eval",
+        _ => "command",
+    }
+}
+
+fn number<T: std::str::FromStr>(key: &str, token: &str) -> Result<T, CommandError> {
+    token.parse().map_err(|_| CommandError::BadNumber {
+        key: key.to_string(),
+        token: token.to_string(),
+    })
+}
+
+fn parse_setoption(rest: &[&str]) -> Result<Command, CommandError> {
+    match rest.first() {
+        Some(&"name") => {}
+        Some(t) => {
+            return Err(CommandError::BadToken {
+                command: "setoption",
+                token: t.to_string(),
+            })
+        }
+        None => {
+            return Err(CommandError::Missing {
+                command: "setoption",
+                what: "'name <option>'",
+            })
+        }
+    }
+    let rest = &rest[1..];
+    let (name, value) = match rest.iter().position(|w| *w == "value") {
+        Some(i) => (&rest[..i], &rest[i + 1..]),
+        None => (rest, &[][..]),
+    };
+    if name.is_empty() {
+        return Err(CommandError::Missing {
+            command: "setoption",
+            what: "an option name",
+        });
+    }
+    Ok(Command::SetOption {
+        name: name.join(" "),
+        value: value.join(" "),
+    })
+}
+
+/// Parses the arguments of `position`.
+///
+/// # Errors
+/// Unknown base keyword, malformed board/FEN, malformed move token.
+pub fn parse_position(rest: &[&str]) -> Result<PositionCmd, CommandError> {
+    let moves_at = rest.iter().position(|w| *w == "moves");
+    let (head, tail) = match moves_at {
+        Some(i) => (&rest[..i], &rest[i + 1..]),
+        None => (rest, &[][..]),
+    };
+    let base = match head {
+        ["startpos"] => None,
+        ["startpos", t, ..] => {
+            return Err(CommandError::BadToken {
+                command: "position",
+                token: t.to_string(),
+            })
+        }
+        ["board", args @ ..] => Some(parse_board_tokens(args)?),
+        ["fen", args @ ..] => Some(parse_fen(args)?),
+        [] => {
+            return Err(CommandError::Missing {
+                command: "position",
+                what: "startpos, board <64 squares> <X|O> or fen <fen>",
+            })
+        }
+        [t, ..] => {
+            return Err(CommandError::BadToken {
+                command: "position",
+                token: t.to_string(),
+            })
+        }
+    };
+    let mut moves = Vec::new();
+    let mut tokens = Vec::new();
+    for word in tail {
+        // `0000` is the null move of UCI runners: a pass here.
+        let toks = if *word == "0000" {
+            vec!["pass".to_string()]
+        } else {
+            split_transcript(word)
+        };
+        for tok in toks {
+            moves.push(tok.parse::<Move>().map_err(CommandError::Move)?);
+            tokens.push(tok);
+        }
+    }
+    Ok(PositionCmd {
+        base,
+        moves,
+        tokens,
+    })
+}
+
+/// `<64 squares> <side>` or the 65-character glued form.
+fn parse_board_tokens(args: &[&str]) -> Result<Position, CommandError> {
+    match args {
+        [b] if b.chars().count() == 65 => b.parse().map_err(CommandError::Position),
+        [b, side] => {
+            let side = parse_side(side).map_err(CommandError::Position)?;
+            Position::parse_board(b, side).map_err(CommandError::Position)
+        }
+        [] | [_] => Err(CommandError::Missing {
+            command: "position board",
+            what: "<64 squares> <X|O>",
+        }),
+        [_, _, t, ..] => Err(CommandError::BadToken {
+            command: "position board",
+            token: t.to_string(),
+        }),
+    }
+}
+
+/// A FEN: either the board-string form, or eight `/`-separated rows from
+/// row 1 (top) to row 8 with digits for runs of empty squares, then the
+/// side to move; later fields (move counters) are ignored.
+fn parse_fen(args: &[&str]) -> Result<Position, CommandError> {
+    let [rows, side, ..] = args else {
+        return Err(CommandError::Missing {
+            command: "position fen",
+            what: "<rows> <side>",
+        });
+    };
+    let side = parse_side(side).map_err(CommandError::Position)?;
+    if !rows.contains('/') {
+        return Position::parse_board(rows, side).map_err(CommandError::Position);
+    }
+    let mut board = String::with_capacity(64);
+    let parts: Vec<&str> = rows.split('/').collect();
+    if parts.len() != 8 {
+        return Err(CommandError::BadToken {
+            command: "position fen",
+            token: rows.to_string(),
+        });
+    }
+    for row in parts {
+        let mut n = 0usize;
+        for c in row.chars() {
+            if let Some(d) = c.to_digit(10) {
+                n += d as usize;
+                board.extend(std::iter::repeat_n('-', d as usize));
+            } else {
+                n += 1;
+                board.push(c);
+            }
+        }
+        if n != 8 {
+            return Err(CommandError::BadToken {
+                command: "position fen",
+                token: row.to_string(),
+            });
+        }
+    }
+    Position::parse_board(&board, side).map_err(CommandError::Position)
+}
+
+const GO_KEYS: &[&str] = &[
+    "depth",
+    "nodes",
+    "movetime",
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "p1time",
+    "p2time",
+    "p1inc",
+    "p2inc",
+    "movestogo",
+    "infinite",
+    "ponder",
+    "solve",
+    "wld",
+    "multipv",
+    "searchmoves",
+];
+
+fn millis(key: &str, token: &str) -> Result<Duration, CommandError> {
+    // GUIs send negative clocks when a player is already late: clamp to 0.
+    let v: i64 = number(key, token)?;
+    Ok(Duration::from_millis(v.max(0) as u64))
+}
+
+/// Parses the arguments of `go`.
+///
+/// # Errors
+/// Unknown keyword, missing or bad number, malformed search move.
+pub fn parse_go(rest: &[&str]) -> Result<GoParams, CommandError> {
+    let mut g = GoParams::default();
+    let mut i = 0;
+    while i < rest.len() {
+        let key = rest[i];
+        i += 1;
+        let mut arg = || -> Result<&str, CommandError> {
+            let v = rest.get(i).copied().ok_or(CommandError::BadNumber {
+                key: key.to_string(),
+                token: String::new(),
+            })?;
+            i += 1;
+            Ok(v)
+        };
+        match key {
+            "depth" => g.depth = Some(number(key, arg()?)?),
+            "nodes" => g.nodes = Some(number(key, arg()?)?),
+            "movetime" => g.movetime = Some(millis(key, arg()?)?),
+            "btime" | "p1time" => g.time[0] = Some(millis(key, arg()?)?),
+            "wtime" | "p2time" => g.time[1] = Some(millis(key, arg()?)?),
+            "binc" | "p1inc" => g.inc[0] = Some(millis(key, arg()?)?),
+            "winc" | "p2inc" => g.inc[1] = Some(millis(key, arg()?)?),
+            "movestogo" => g.movestogo = Some(number(key, arg()?)?),
+            "multipv" => {
+                let n: usize = number(key, arg()?)?;
+                if n == 0 {
+                    return Err(CommandError::BadNumber {
+                        key: key.to_string(),
+                        token: "0".into(),
+                    });
+                }
+                g.multipv = Some(n);
+            }
+            "infinite" => g.infinite = true,
+            "ponder" => g.ponder = true,
+            "solve" => g.solve = Some(SolveMode::Exact),
+            "wld" => g.solve = Some(SolveMode::Wld),
+            "searchmoves" => {
+                while i < rest.len() && !GO_KEYS.contains(&rest[i]) {
+                    g.searchmoves
+                        .push(rest[i].parse().map_err(CommandError::Move)?);
+                    i += 1;
+                }
+            }
+            t => {
+                return Err(CommandError::BadToken {
+                    command: "go",
+                    token: t.to_string(),
+                })
+            }
+        }
+    }
+    Ok(g)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_keys() {
+        let Command::Go(g) =
+            parse("go btime 1000 wtime -5 binc 10 winc 20 movestogo 7 ponder").unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(g.time[0], Some(Duration::from_millis(1000)));
+        assert_eq!(g.time[1], Some(Duration::ZERO));
+        assert_eq!(
+            g.inc,
+            [
+                Some(Duration::from_millis(10)),
+                Some(Duration::from_millis(20))
+            ]
+        );
+        assert_eq!(g.movestogo, Some(7));
+        assert!(g.ponder);
+        let Command::Go(g) = parse("go p1time 5 p2time 6 p1inc 1 p2inc 2").unwrap() else {
+            panic!()
+        };
+        assert_eq!(g.time[1], Some(Duration::from_millis(6)));
+        let Command::Go(g) = parse("go searchmoves f5 d3 depth 3").unwrap() else {
+            panic!()
+        };
+        assert_eq!(g.searchmoves.len(), 2);
+        assert_eq!(g.depth, Some(3));
+        for bad in [
+            "go depth",
+            "go depth -1",
+            "go nodes x",
+            "go fast",
+            "go multipv 0",
+        ] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn position_forms() {
+        let start = "---------------------------OX------XO--------------------------- X";
+        let Command::Position(p) = parse(&format!("position board {start} moves f5 d6")).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(p.base.unwrap().to_string(), start);
+        assert_eq!(p.moves.len(), 2);
+        let Command::Position(q) =
+            parse("position fen 8/8/8/3ox3/3xo3/8/8/8 x moves f5d6").unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(q.base.unwrap().to_string(), start);
+        assert_eq!(q.tokens, ["f5", "d6"]);
+        for bad in [
+            "position",
+            "position board xx X",
+            "position fen 8/8/8 x",
+            "position fen 9/8/8/8/8/8/8/8 x",
+            "position startpos moves z9",
+            "position somewhere",
+        ] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn setoption_names_with_spaces() {
+        assert_eq!(
+            parse("setoption name Move Overhead value 30").unwrap(),
+            Command::SetOption {
+                name: "Move Overhead".into(),
+                value: "30".into()
+            }
+        );
+        assert!(parse("setoption value 3").is_err());
+        assert!(parse("setoption name").is_err());
+    }
+}

@@ -1,0 +1,457 @@
+//! GTP v2 for GoGui, Quarry and gogui-twogtp: `protocol.md`, section "GTP".
+//!
+//! GTP is synchronous: `genmove` waits for the search (a `quit` or a GoGui
+//! `# interrupt` line stops it at once through the reader thread). Vertices
+//! are Othello square names (`f5`; `a1` = top-left as in `RULES.md`), the
+//! convention of Edax, so that gogui-twogtp games between the two agree.
+
+use super::game::{color_name, Game};
+use super::reply::final_result;
+use super::time::allocate;
+use super::uci::{checked_move, DEFAULT_OVERHEAD_MS};
+use super::{drain_until_best, Flow, Handler, Out};
+use crate::board::Color;
+use crate::engine::{Engine, EngineEvent};
+use crate::moves::{Move, MoveError};
+use crate::position::Position;
+use crate::search::Limits;
+use crate::square::Square;
+use crossbeam_channel::Receiver;
+use std::io;
+use std::time::{Duration, Instant};
+
+/// Every command, in `list_commands` order.
+const COMMANDS: &[&str] = &[
+    "protocol_version",
+    "name",
+    "version",
+    "known_command",
+    "list_commands",
+    "quit",
+    "boardsize",
+    "clear_board",
+    "komi",
+    "play",
+    "genmove",
+    "reg_genmove",
+    "undo",
+    "showboard",
+    "time_settings",
+    "time_left",
+    "final_score",
+    "set_game",
+    "list_games",
+    "gogui-interrupt",
+    "gogui-rules_game_id",
+    "gogui-rules_board_size",
+    "gogui-rules_board",
+    "gogui-rules_legal_moves",
+    "gogui-rules_side_to_move",
+    "gogui-rules_final_result",
+    "annex-setoption",
+];
+
+/// Default thinking time of `genmove` without a clock.
+const DEFAULT_MOVE_TIME_MS: u64 = 1000;
+
+/// Whether `w` is one of our GTP commands.
+pub(super) fn is_gtp_command(w: &str) -> bool {
+    COMMANDS.contains(&w)
+}
+
+/// Clock state from `time_settings` / `time_left`.
+#[derive(Clone, Copy, Debug, Default)]
+struct Clock {
+    main: Duration,
+    byo_time: Duration,
+    byo_stones: u32,
+    /// `time_left` per colour: (seconds, stones).
+    left: [Option<(Duration, u32)>; 2],
+}
+
+pub(super) struct Gtp {
+    engine: Engine,
+    events: Receiver<EngineEvent>,
+    game: Game,
+    clock: Option<Clock>,
+    movetime: Duration,
+    depth: Option<u32>,
+}
+
+type Reply = Result<String, String>;
+
+fn parse_color(s: &str) -> Result<Color, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "b" | "black" => Ok(Color::Black),
+        "w" | "white" => Ok(Color::White),
+        _ => Err(format!("invalid color '{s}'")),
+    }
+}
+
+fn vertex(m: Move) -> String {
+    match m.to_square() {
+        Some(sq) => {
+            let mut s = sq.to_string().to_ascii_uppercase();
+            if let Some(d) = m.direction() {
+                s.push_str(&format!(":{d}"));
+            }
+            s
+        }
+        None => "pass".into(),
+    }
+}
+
+fn result_text(pos: &Position, game: &Game) -> String {
+    let (diff, winner) = final_result(pos, &game.rules());
+    match winner {
+        Some(Color::Black) => format!("B+{diff}"),
+        Some(Color::White) => format!("W+{}", -diff),
+        None => "0".into(),
+    }
+}
+
+impl Gtp {
+    pub(super) fn new(engine: Engine, events: Receiver<EngineEvent>) -> Gtp {
+        let game = Game::new(engine.rules());
+        Gtp {
+            engine,
+            events,
+            game,
+            clock: None,
+            movetime: Duration::from_millis(DEFAULT_MOVE_TIME_MS),
+            depth: None,
+        }
+    }
+
+    fn limits(&self, pos: &Position) -> Limits {
+        let mut l = Limits {
+            depth: self.depth,
+            movetime: Some(self.movetime),
+            ..Limits::default()
+        };
+        let Some(c) = self.clock else {
+            return l;
+        };
+        let side = pos.side as usize;
+        let overhead = Duration::from_millis(DEFAULT_OVERHEAD_MS);
+        // (time left, moves to play in it); `None` moves = sudden death.
+        let (left, moves) = match c.left[side] {
+            Some((left, stones)) if stones > 0 => (left, Some(stones)),
+            Some((left, _)) if left > Duration::ZERO || c.byo_stones == 0 => (left, None),
+            // Main time used up: a byo-yomi period starts.
+            Some(_) => (c.byo_time, Some(c.byo_stones)),
+            None if c.main > Duration::ZERO => (c.main, None),
+            None if c.byo_stones > 0 => (c.byo_time, Some(c.byo_stones)),
+            // time_settings 0 0 0 means no time limit.
+            None => return l,
+        };
+        l.time[side] = Some(left);
+        l.movestogo = moves;
+        l.movetime = Some(allocate(
+            left,
+            Duration::ZERO,
+            moves,
+            pos.board.empties(),
+            overhead,
+        ));
+        l
+    }
+
+    /// Searches for `color` and plays the move unless `reg` (GTP
+    /// `reg_genmove`: answer only).
+    fn genmove(&mut self, color: Color, reg: bool) -> Reply {
+        let rules = self.game.rules();
+        let mut pos = self.game.current();
+        if pos.is_game_over(&rules) {
+            return Ok("pass".into());
+        }
+        if pos.side != color {
+            if pos.must_pass(&rules) {
+                self.game.play(Move::PASS).map_err(|e| e.to_string())?;
+                pos = self.game.current();
+            } else {
+                return Err(format!("it is {}'s turn", color_name(pos.side)));
+            }
+        }
+        if pos.legal_moves(&rules).is_empty() {
+            // Must pass, or the game is over: GTP's answer is pass either way.
+            if pos.must_pass(&rules) && !reg {
+                self.game.play(Move::PASS).map_err(|e| e.to_string())?;
+            }
+            return Ok("pass".into());
+        }
+        let limits = self.limits(&pos);
+        let t = Instant::now();
+        self.engine.go(pos, limits);
+        let mut best = None;
+        let events = self.events.clone();
+        drain_until_best(&events, |ev| {
+            if let EngineEvent::BestMove(b) = ev {
+                best = Some(b.best);
+            }
+            Ok(())
+        })
+        .map_err(|e| e.to_string())?;
+        log::info!("genmove {:?} in {:?}", best, t.elapsed());
+        let m = checked_move(&pos, &rules, best.unwrap_or(Move::PASS));
+        if reg {
+            return Ok(vertex(m));
+        }
+        let m = self.game.play(m).map_err(|e| e.to_string())?;
+        Ok(vertex(m))
+    }
+
+    fn board_rows(&self) -> String {
+        let pos = self.game.current();
+        // GoGui draws GTP row 8 on top: rows 8..1 of the square names.
+        let mut rows = Vec::new();
+        for row in (0..8u8).rev() {
+            let mut s = String::new();
+            for col in 0..8u8 {
+                let sq = Square::from_coords(col, row).expect("on the board");
+                s.push(match pos.at(sq) {
+                    Some(Color::Black) => 'X',
+                    Some(Color::White) => 'O',
+                    None => '.',
+                });
+                if col < 7 {
+                    s.push(' ');
+                }
+            }
+            rows.push(s);
+        }
+        rows.join("\n")
+    }
+
+    fn command(&mut self, cmd: &str, args: &[&str]) -> Reply {
+        let rules = self.game.rules();
+        let argn = |n: usize| -> Result<(), String> {
+            if args.len() < n {
+                Err(format!("{cmd}: missing argument"))
+            } else {
+                Ok(())
+            }
+        };
+        match cmd {
+            "protocol_version" => Ok("2".into()),
+            "name" => Ok("Annex".into()),
+            "version" => Ok(env!("CARGO_PKG_VERSION").into()),
+            "known_command" => {
+                argn(1)?;
+                Ok(is_gtp_command(args[0]).to_string())
+            }
+            "list_commands" => Ok(COMMANDS.join("\n")),
+            "boardsize" => {
+                argn(1)?;
+                match args[0].parse::<u32>() {
+                    Ok(8) => Ok(String::new()),
+                    _ => Err("unacceptable size".into()),
+                }
+            }
+            "clear_board" => {
+                self.engine.new_game();
+                self.game = Game::new(self.engine.rules());
+                Ok(String::new())
+            }
+            "komi" => {
+                argn(1)?;
+                args[0]
+                    .parse::<f64>()
+                    .map(|_| String::new())
+                    .map_err(|_| format!("syntax error: invalid komi '{}'", args[0]))
+            }
+            "play" => {
+                argn(2)?;
+                let color = parse_color(args[0])?;
+                let m: Move = args[1].parse().map_err(|e| format!("syntax error: {e}"))?;
+                self.game
+                    .play_for(color, m)
+                    .map(|_| String::new())
+                    .map_err(|e| match e {
+                        MoveError::Illegal(t) => format!("illegal move: {t}"),
+                        e => format!("illegal move: {e}"),
+                    })
+            }
+            "genmove" | "reg_genmove" => {
+                argn(1)?;
+                let color = parse_color(args[0])?;
+                self.genmove(color, cmd == "reg_genmove")
+            }
+            "undo" => {
+                if self.game.undo() {
+                    Ok(String::new())
+                } else {
+                    Err("cannot undo".into())
+                }
+            }
+            "showboard" => {
+                let lines =
+                    super::reply::board_diagram(&self.game.current(), &rules, self.game.moves());
+                Ok(format!("\n{}", lines.join("\n")))
+            }
+            "time_settings" => {
+                argn(3)?;
+                let main = args[0].parse::<u64>();
+                let byo = args[1].parse::<u64>();
+                let stones = args[2].parse::<u32>();
+                match (main, byo, stones) {
+                    (Ok(m), Ok(b), Ok(s)) => {
+                        self.clock = Some(Clock {
+                            main: Duration::from_secs(m.min(1 << 30)),
+                            byo_time: Duration::from_secs(b.min(1 << 30)),
+                            byo_stones: s,
+                            left: [None; 2],
+                        });
+                        Ok(String::new())
+                    }
+                    _ => Err("syntax error: time_settings <main> <byo-yomi> <stones>".into()),
+                }
+            }
+            "time_left" => {
+                argn(3)?;
+                let color = parse_color(args[0])?;
+                let secs = args[1].parse::<f64>().ok().filter(|s| s.is_finite());
+                let stones = args[2].parse::<u32>();
+                match (secs, stones) {
+                    (Some(s), Ok(n)) => {
+                        let c = self.clock.get_or_insert_with(Clock::default);
+                        c.left[color as usize] =
+                            Some((Duration::from_secs_f64(s.clamp(0.0, 1e9)), n));
+                        Ok(String::new())
+                    }
+                    _ => Err("syntax error: time_left <color> <seconds> <stones>".into()),
+                }
+            }
+            "final_score" | "gogui-rules_final_result" => {
+                let pos = self.game.current();
+                if pos.is_game_over(&rules) {
+                    Ok(result_text(&pos, &self.game))
+                } else if cmd == "final_score" {
+                    Err("game is not over".into())
+                } else {
+                    Ok("unknown".into())
+                }
+            }
+            "set_game" => {
+                if args.join(" ").eq_ignore_ascii_case("othello") {
+                    Ok(String::new())
+                } else {
+                    Err("unsupported game".into())
+                }
+            }
+            "list_games" => Ok("Othello".into()),
+            "gogui-interrupt" => Ok(String::new()),
+            "gogui-rules_game_id" => Ok("Othello".into()),
+            "gogui-rules_board_size" => Ok("8".into()),
+            "gogui-rules_board" => Ok(format!("\n{}", self.board_rows())),
+            "gogui-rules_side_to_move" => Ok(color_name(self.game.current().side).into()),
+            "gogui-rules_legal_moves" => {
+                let pos = self.game.current();
+                let legal = pos.legal_moves(&rules);
+                if pos.is_game_over(&rules) {
+                    Ok(String::new())
+                } else if legal.is_empty() {
+                    Ok("pass".into())
+                } else {
+                    Ok(legal.iter().map(vertex).collect::<Vec<_>>().join(" "))
+                }
+            }
+            "annex-setoption" => {
+                argn(2)?;
+                let (name, value) = (args[0], args[1..].join(" "));
+                match name.to_ascii_lowercase().as_str() {
+                    "movetime" => match value.parse::<u64>() {
+                        Ok(ms) if ms >= 1 => {
+                            self.movetime = Duration::from_millis(ms);
+                            Ok(String::new())
+                        }
+                        _ => Err(format!("invalid value '{value}' for MoveTime")),
+                    },
+                    "depth" => match value.parse::<u32>() {
+                        Ok(0) => {
+                            self.depth = None;
+                            Ok(String::new())
+                        }
+                        Ok(d) if d <= 60 => {
+                            self.depth = Some(d);
+                            Ok(String::new())
+                        }
+                        _ => Err(format!("invalid value '{value}' for Depth")),
+                    },
+                    _ => {
+                        // genmove has its BestMove: the search has ended.
+                        self.engine.wait();
+                        let before = self.engine.rules();
+                        self.engine.set_option(name, &value)?;
+                        if self.engine.rules() != before {
+                            self.game = Game::new(self.engine.rules());
+                        }
+                        Ok(String::new())
+                    }
+                }
+            }
+            _ => Err("unknown command".into()),
+        }
+    }
+}
+
+impl Handler for Gtp {
+    fn line(&mut self, raw: &str, out: &mut Out) -> io::Result<Flow> {
+        // GTP preprocessing: drop control characters, tabs are spaces,
+        // everything after '#' is a comment.
+        let cleaned: String = raw
+            .chars()
+            .map(|c| if c == '\t' { ' ' } else { c })
+            .filter(|c| !c.is_control())
+            .collect();
+        let line = cleaned.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            return Ok(Flow::Continue);
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let (id, cmd, args) = if words[0].bytes().all(|b| b.is_ascii_digit()) {
+            (
+                Some(words[0]),
+                words.get(1).copied().unwrap_or(""),
+                &words[2.min(words.len())..],
+            )
+        } else {
+            (None, words[0], &words[1..])
+        };
+        let id = id.map(|i| i.to_string()).unwrap_or_default();
+        if cmd == "quit" {
+            self.engine.stop();
+            out.line(&format!("={id}"))?;
+            out.line("")?;
+            return Ok(Flow::Quit);
+        }
+        let reply = if cmd.is_empty() {
+            Err("missing command".to_string())
+        } else {
+            self.command(cmd, args)
+        };
+        let text = match reply {
+            Ok(r) if r.is_empty() => format!("={id}"),
+            Ok(r) if r.starts_with('\n') => format!("={id}{r}"),
+            Ok(r) => format!("={id} {r}"),
+            Err(e) => format!("?{id} {e}"),
+        };
+        for l in text.lines() {
+            out.line(l)?;
+        }
+        out.line("")?;
+        Ok(Flow::Continue)
+    }
+
+    fn event(&mut self, ev: EngineEvent, _out: &mut Out) -> io::Result<()> {
+        if let EngineEvent::Message(m) = ev {
+            log::info!("engine: {m}");
+        }
+        Ok(())
+    }
+
+    fn eof(&mut self, _out: &mut Out) -> io::Result<()> {
+        self.engine.stop();
+        Ok(())
+    }
+}

@@ -1,0 +1,311 @@
+//! The engine protocols: the UCI-style protocol of `protocol.md` (with its
+//! UGI dialect), NBoard v2 and GTP v2, all over one [`Engine`].
+//!
+//! Threads (see `STYLE.md`, "Threading model"):
+//! * the **reader** thread sends each stdin line down a channel; it picks the
+//!   protocol from the first command (unless forced) and trips the engine's
+//!   stop handle at once on the protocol's stop-like commands (`stop`,
+//!   `quit`, NBoard `ping`, GTP `# interrupt`), so they never queue behind a
+//!   search. At end of input a finite search still runs to its end and is
+//!   answered; an infinite or pondering one is stopped; then the loop ends.
+//! * the **protocol** thread (the caller of [`run`]) selects over input lines
+//!   and [`EngineEvent`]s; it is the only writer of stdout, one flushed line
+//!   at a time. A closed stdout (broken pipe) ends the session cleanly.
+
+pub mod command;
+pub mod game;
+pub mod ggf;
+mod gtp;
+mod nboard;
+pub mod reply;
+pub mod time;
+mod uci;
+
+use crate::engine::{Engine, EngineEvent, StopHandle};
+use crossbeam_channel::{select, unbounded, Receiver, Sender};
+use std::fmt;
+use std::io::{self, BufRead, Write};
+use std::str::FromStr;
+
+/// Which protocol a session speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    /// The UCI-style protocol of `protocol.md` (also UGI).
+    Uci,
+    /// NBoard protocol v2.
+    NBoard,
+    /// Go Text Protocol v2 (GoGui, Quarry, gogui-twogtp).
+    Gtp,
+}
+
+impl FromStr for Protocol {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Protocol, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "uci" | "ugi" => Ok(Protocol::Uci),
+            "nboard" => Ok(Protocol::NBoard),
+            "gtp" => Ok(Protocol::Gtp),
+            _ => Err(format!(
+                "unknown protocol '{s}' (expected uci, nboard or gtp)"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Protocol::Uci => "uci",
+            Protocol::NBoard => "nboard",
+            Protocol::Gtp => "gtp",
+        })
+    }
+}
+
+/// The protocol a first command belongs to: `nboard` → NBoard; a GTP
+/// command (with or without a numeric id) → GTP; anything else (`uci`,
+/// `ugi`, `isready`, `position`, …) → the UCI-style protocol.
+pub fn detect(first_line: &str) -> Protocol {
+    let mut words = first_line.split_whitespace();
+    let mut w = words.next().unwrap_or("");
+    if w == "nboard" {
+        return Protocol::NBoard;
+    }
+    if !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()) {
+        w = words.next().unwrap_or("");
+        if w.is_empty() {
+            return Protocol::Uci;
+        }
+    }
+    if gtp::is_gtp_command(w) && w != "quit" {
+        Protocol::Gtp
+    } else {
+        Protocol::Uci
+    }
+}
+
+/// The stdout writer: one line at a time, flushed.
+pub struct Out {
+    w: Box<dyn Write + Send>,
+}
+
+impl Out {
+    /// Wraps a writer.
+    pub fn new(w: Box<dyn Write + Send>) -> Out {
+        Out { w }
+    }
+
+    /// Writes `s` and a newline, then flushes.
+    ///
+    /// # Errors
+    /// The write failed (e.g. a broken pipe).
+    pub fn line(&mut self, s: &str) -> io::Result<()> {
+        log::debug!("> {s}");
+        self.w.write_all(s.as_bytes())?;
+        self.w.write_all(b"\n")?;
+        self.w.flush()
+    }
+}
+
+/// What the reader thread sends.
+#[derive(Debug)]
+enum Input {
+    Protocol(Protocol),
+    Line(String),
+    Eof,
+}
+
+/// Whether the loop goes on after a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flow {
+    Continue,
+    Quit,
+}
+
+/// One protocol's command handler.
+trait Handler {
+    /// Handles one input line (never blank).
+    fn line(&mut self, line: &str, out: &mut Out) -> io::Result<Flow>;
+    /// Handles an engine event.
+    fn event(&mut self, ev: EngineEvent, out: &mut Out) -> io::Result<()>;
+    /// End of input: finish what runs (see `protocol.md`, "End of input").
+    fn eof(&mut self, out: &mut Out) -> io::Result<()>;
+}
+
+/// Whether `line` is stop-like under `p`: the reader trips the stop handle.
+fn is_stop_like(p: Protocol, line: &str) -> bool {
+    let t = line.trim();
+    let mut words = t.split_whitespace();
+    let first = words.next().unwrap_or("");
+    match p {
+        Protocol::Uci => first == "stop" || first == "quit",
+        Protocol::NBoard => first == "ping" || first == "quit",
+        Protocol::Gtp => {
+            let cmd = if first.bytes().all(|b| b.is_ascii_digit()) {
+                words.next().unwrap_or("")
+            } else {
+                first
+            };
+            cmd == "quit" || t.starts_with("# interrupt")
+        }
+    }
+}
+
+fn reader(
+    mut input: Box<dyn BufRead + Send>,
+    tx: Sender<Input>,
+    stop: StopHandle,
+    forced: Option<Protocol>,
+) {
+    let mut proto = forced;
+    if let Some(p) = proto {
+        let _ = tx.send(Input::Protocol(p));
+    }
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match input.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let line = String::from_utf8_lossy(&buf);
+        let line = line.trim_end_matches(['\n', '\r']).to_string();
+        log::debug!("< {line}");
+        if line.trim().is_empty() {
+            continue;
+        }
+        let p = match proto {
+            Some(p) => p,
+            None => {
+                let p = detect(&line);
+                proto = Some(p);
+                if tx.send(Input::Protocol(p)).is_err() {
+                    return;
+                }
+                p
+            }
+        };
+        if is_stop_like(p, &line) {
+            stop.stop();
+        }
+        if tx.send(Input::Line(line)).is_err() {
+            return;
+        }
+    }
+    let _ = tx.send(Input::Eof);
+}
+
+/// Runs a session on stdin/stdout until `quit` or end of input.
+///
+/// # Errors
+/// Only I/O errors other than a closed stdout.
+pub fn run(forced: Option<Protocol>) -> io::Result<()> {
+    let input = Box::new(io::BufReader::new(io::stdin()));
+    let output = Box::new(io::stdout());
+    match run_with(input, output, forced) {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        r => r,
+    }
+}
+
+/// Runs a session on the given input and output.
+///
+/// # Errors
+/// I/O errors of the output.
+pub fn run_with(
+    input: Box<dyn BufRead + Send>,
+    output: Box<dyn Write + Send>,
+    forced: Option<Protocol>,
+) -> io::Result<()> {
+    let (ev_tx, ev_rx) = unbounded();
+    let engine = Engine::new(ev_tx);
+    let stop = engine.stop_handle();
+    let (in_tx, in_rx) = unbounded();
+    std::thread::Builder::new()
+        .name("stdin".into())
+        .spawn(move || reader(input, in_tx, stop, forced))?;
+    let mut out = Out::new(output);
+    let proto = match in_rx.recv() {
+        Ok(Input::Protocol(p)) => p,
+        _ => return Ok(()),
+    };
+    log::info!("protocol {proto}");
+    let mut handler: Box<dyn Handler> = match proto {
+        Protocol::Uci => Box::new(uci::Uci::new(engine, ev_rx.clone())),
+        Protocol::NBoard => Box::new(nboard::NBoard::new(engine, ev_rx.clone())),
+        Protocol::Gtp => Box::new(gtp::Gtp::new(engine, ev_rx.clone())),
+    };
+    loop {
+        select! {
+            recv(in_rx) -> msg => match msg {
+                Ok(Input::Line(l)) => {
+                    if handler.line(&l, &mut out)? == Flow::Quit {
+                        return Ok(());
+                    }
+                }
+                Ok(Input::Protocol(_)) => {}
+                Ok(Input::Eof) | Err(_) => {
+                    handler.eof(&mut out)?;
+                    return Ok(());
+                }
+            },
+            recv(ev_rx) -> ev => {
+                if let Ok(ev) = ev {
+                    handler.event(ev, &mut out)?;
+                }
+            }
+        }
+    }
+}
+
+/// Waits for the engine's `BestMove`, handing every event to `f` (which
+/// sees the `BestMove` last).
+fn drain_until_best<F>(events: &Receiver<EngineEvent>, mut f: F) -> io::Result<()>
+where
+    F: FnMut(EngineEvent) -> io::Result<()>,
+{
+    while let Ok(ev) = events.recv() {
+        let done = matches!(ev, EngineEvent::BestMove(_));
+        f(ev)?;
+        if done {
+            break;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detection() {
+        for (l, p) in [
+            ("uci", Protocol::Uci),
+            ("ugi", Protocol::Uci),
+            ("isready", Protocol::Uci),
+            ("position startpos", Protocol::Uci),
+            ("perft 3", Protocol::Uci),
+            ("nboard 2", Protocol::NBoard),
+            ("protocol_version", Protocol::Gtp),
+            ("1 boardsize 8", Protocol::Gtp),
+            ("genmove b", Protocol::Gtp),
+            ("gogui-rules_game_id", Protocol::Gtp),
+            ("quit", Protocol::Uci),
+            ("7", Protocol::Uci),
+        ] {
+            assert_eq!(detect(l), p, "{l}");
+        }
+    }
+
+    #[test]
+    fn stop_words() {
+        assert!(is_stop_like(Protocol::Uci, "stop"));
+        assert!(!is_stop_like(Protocol::Uci, "ping 1"));
+        assert!(is_stop_like(Protocol::NBoard, "ping 3"));
+        assert!(!is_stop_like(Protocol::NBoard, "stop"));
+        assert!(is_stop_like(Protocol::Gtp, "12 quit"));
+        assert!(is_stop_like(Protocol::Gtp, "# interrupt"));
+        assert!(!is_stop_like(Protocol::Gtp, "genmove b"));
+    }
+}

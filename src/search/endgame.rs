@@ -1,0 +1,409 @@
+//! The endgame solver (flips-all rules): exact values by fail-soft
+//! null-window search (`nws_end`) and PVS at PV nodes (`pvs_end`).
+//!
+//! - Last 1-4 empties: no move list, no table; the empties are tried in
+//!   quadrant-parity order (squares of quadrants with an odd number of
+//!   empties first); the last square is scored by counting its flips.
+//! - From `sort_min_empties`: fastest-first ordering (fewest replies for
+//!   the opponent, corners counted twice), parity as a tie-break, the hash
+//!   move first.
+//! - From `stability_min_empties`: stability cutoffs (the stable discs of a
+//!   side bound the final score).
+//! - From `tt_min_empties`: the shared table; solved entries are used at
+//!   any depth, midgame entries only for their move.
+//! - From `split_min_empties` with several threads: split points (see
+//!   `parallel`).
+//!
+//! WLD is the same search in the window `(-1, 1)`.
+
+use super::stability::stable_discs;
+use super::tt::TtBound;
+use super::worker::Worker;
+use super::{final_value, tt_key, DISC, INF};
+use crate::bitboard::{CORNERS, NOT_A, NOT_H};
+use crate::board::{flips, Board};
+use crate::moves::Move;
+use crate::square::Square;
+
+const QUADRANTS: [u64; 4] = [
+    0x0000_0000_0f0f_0f0f,
+    0x0000_0000_f0f0_f0f0,
+    0x0f0f_0f0f_0000_0000,
+    0xf0f0_f0f0_0000_0000,
+];
+
+/// Empty squares lying in quadrants with an odd number of empties.
+#[inline]
+pub(crate) fn odd_squares(empty: u64) -> u64 {
+    let mut m = 0;
+    for q in QUADRANTS {
+        if (empty & q).count_ones() & 1 == 1 {
+            m |= empty & q;
+        }
+    }
+    m
+}
+
+/// Squares next to a disc of `b` (the potential mobility of its opponent
+/// once intersected with the empties).
+#[inline]
+fn neighbours(b: u64) -> u64 {
+    let h = ((b << 1) & NOT_A) | ((b >> 1) & NOT_H);
+    let x = b | h;
+    h | (x << 8) | (x >> 8)
+}
+
+/// Value of a full-board (or one-empty, both blocked) disc difference.
+#[inline]
+fn score_diff(diff: i32, tie: i32) -> i32 {
+    if diff == 0 {
+        tie * (DISC / 2)
+    } else {
+        diff * DISC
+    }
+}
+
+/// A sorted move list of an endgame node.
+pub(crate) struct EndMoves {
+    pub sq: [u8; 64],
+    pub flips: [u64; 64],
+    pub len: usize,
+}
+
+impl Worker<'_> {
+    /// Moves of `b` (flips all) best first: hash move, then fewest opponent
+    /// replies (if `sort`), then odd quadrants.
+    #[inline]
+    pub(crate) fn end_moves(
+        &mut self,
+        b: &Board,
+        legal: u64,
+        hash_sq: u8,
+        sort: bool,
+        tie: i32,
+    ) -> EndMoves {
+        let n = b.empties();
+        let shallow = if n >= self.cfg.end_shallow_min_empties {
+            1 + (n - self.cfg.end_shallow_min_empties) as i32 / 4
+        } else {
+            0
+        };
+        let mut scratch = Vec::new();
+        let odd = odd_squares(b.empty());
+        let mut m = EndMoves {
+            sq: [0; 64],
+            flips: [0; 64],
+            len: 0,
+        };
+        let mut keys = [0i32; 64];
+        let mut l = legal;
+        while l != 0 {
+            let s = l.trailing_zeros() as u8;
+            l &= l - 1;
+            let f = flips(b.player, b.opponent, s as usize);
+            let bit = 1u64 << s;
+            let key = if s == hash_sq {
+                -1
+            } else if sort {
+                let child = b.play_flips(s as usize, f);
+                let om = child.legal_moves();
+                let mob = (om.count_ones() + (om & CORNERS).count_ones()) as i32;
+                let pot = (neighbours(child.opponent) & child.empty()).count_ones() as i32;
+                mob * self.cfg.end_mobility_weight
+                    + pot * self.cfg.end_potential_weight
+                    + if odd & bit != 0 {
+                        0
+                    } else {
+                        self.cfg.end_parity_weight
+                    }
+                    + if shallow > 0 {
+                        self.pvs(&child, -INF, INF, shallow - 1, -tie, 60, &mut scratch)
+                    } else {
+                        0
+                    }
+            } else if odd & bit != 0 {
+                0
+            } else {
+                1
+            };
+            // Insertion keeps equal keys in square order (deterministic).
+            let mut i = m.len;
+            while i > 0 && keys[i - 1] > key {
+                keys[i] = keys[i - 1];
+                m.sq[i] = m.sq[i - 1];
+                m.flips[i] = m.flips[i - 1];
+                i -= 1;
+            }
+            keys[i] = key;
+            m.sq[i] = s;
+            m.flips[i] = f;
+            m.len += 1;
+        }
+        m
+    }
+
+    /// Stability bounds: `Some(v)` when stable discs alone decide the
+    /// null window at `alpha`.
+    #[inline]
+    fn stability_cut(&self, b: &Board, alpha: i32) -> Option<i32> {
+        let opp = b.opponent.count_ones() as i32;
+        if alpha >= (64 - 2 * opp) * DISC {
+            let st = stable_discs(b.opponent, b.player).count_ones() as i32;
+            let max = (64 - 2 * st) * DISC + DISC / 2;
+            if max <= alpha {
+                return Some(max);
+            }
+        }
+        let own = b.player.count_ones() as i32;
+        if alpha < -(64 - 2 * own) * DISC {
+            let st = stable_discs(b.player, b.opponent).count_ones() as i32;
+            let min = -(64 - 2 * st) * DISC - DISC / 2;
+            if min > alpha {
+                return Some(min);
+            }
+        }
+        None
+    }
+
+    /// Null-window exact search: the value if it is at most `alpha` (an
+    /// upper bound) or above it (a lower bound). Returns 0 when stopped.
+    pub(crate) fn nws_end(&mut self, b: &Board, alpha: i32, tie: i32) -> i32 {
+        let empty = b.empty();
+        let n = empty.count_ones();
+        if n <= 4 {
+            return self.solve_small(b, alpha, tie);
+        }
+        if self.tick() {
+            return 0;
+        }
+        if n >= self.cfg.stability_min_empties {
+            if let Some(v) = self.stability_cut(b, alpha) {
+                return v;
+            }
+        }
+        let tt_on = n >= self.cfg.tt_min_empties;
+        let key = tt_key(b, tie);
+        let mut hash_sq = 64u8;
+        if tt_on {
+            if let Some(e) = self.job.tt.probe(key) {
+                if let Some(s) = e.mv.and_then(|m| m.to_square()) {
+                    hash_sq = s.index() as u8;
+                }
+                if e.solved {
+                    match e.bound {
+                        TtBound::Exact => return e.score,
+                        TtBound::Lower if e.score > alpha => return e.score,
+                        TtBound::Upper if e.score <= alpha => return e.score,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        let legal = b.legal_moves();
+        if legal == 0 {
+            let passed = b.pass();
+            if passed.legal_moves() == 0 {
+                return final_value(b, self.scoring, tie);
+            }
+            return -self.nws_end(&passed, -alpha - 1, -tie);
+        }
+        let moves = self.end_moves(b, legal, hash_sq, n >= self.cfg.sort_min_empties, tie);
+        let (best, best_sq) = if n >= self.cfg.split_min_empties && self.can_split() {
+            self.nws_split(b, alpha, tie, &moves)
+        } else {
+            let mut best = -INF;
+            let mut best_sq = moves.sq[0];
+            for i in 0..moves.len {
+                let child = b.play_flips(moves.sq[i] as usize, moves.flips[i]);
+                let v = -self.nws_end(&child, -alpha - 1, -tie);
+                if self.stopped {
+                    return 0;
+                }
+                if v > best {
+                    best = v;
+                    best_sq = moves.sq[i];
+                    if v > alpha {
+                        break;
+                    }
+                }
+            }
+            (best, best_sq)
+        };
+        if self.stopped {
+            return 0;
+        }
+        if tt_on {
+            let bound = if best > alpha {
+                TtBound::Lower
+            } else {
+                TtBound::Upper
+            };
+            let mv = Move::square(Square::from_index_unchecked(best_sq));
+            self.job.tt.store(key, Some(mv), best, n, bound, true);
+        }
+        best
+    }
+
+    /// Exact search with a window and a principal variation. Returns 0
+    /// when stopped.
+    pub(crate) fn pvs_end(
+        &mut self,
+        b: &Board,
+        mut alpha: i32,
+        beta: i32,
+        tie: i32,
+        pv: &mut Vec<Move>,
+    ) -> i32 {
+        pv.clear();
+        if self.tick() {
+            return 0;
+        }
+        let n = b.empties();
+        let key = tt_key(b, tie);
+        let mut hash_sq = 64u8;
+        if let Some(e) = self.job.tt.probe(key) {
+            if let Some(s) = e.mv.and_then(|m| m.to_square()) {
+                hash_sq = s.index() as u8;
+            }
+        }
+        let legal = b.legal_moves();
+        if legal == 0 {
+            let passed = b.pass();
+            if passed.legal_moves() == 0 {
+                return final_value(b, self.scoring, tie);
+            }
+            let mut cpv = Vec::new();
+            let v = -self.pvs_end(&passed, -beta, -alpha, -tie, &mut cpv);
+            pv.push(Move::PASS);
+            pv.extend(cpv);
+            return v;
+        }
+        let moves = self.end_moves(b, legal, hash_sq, true, tie);
+        let alpha0 = alpha;
+        let mut best = -INF;
+        let mut best_sq = moves.sq[0];
+        let mut cpv = Vec::new();
+        for i in 0..moves.len {
+            let child = b.play_flips(moves.sq[i] as usize, moves.flips[i]);
+            let mut v;
+            if i == 0 {
+                v = -self.pvs_end(&child, -beta, -alpha, -tie, &mut cpv);
+            } else {
+                v = -self.nws_end(&child, -alpha - 1, -tie);
+                if v > alpha && v < beta && !self.stopped {
+                    v = -self.pvs_end(&child, -beta, -alpha, -tie, &mut cpv);
+                } else {
+                    cpv.clear();
+                }
+            }
+            if self.stopped {
+                return 0;
+            }
+            if v > best {
+                best = v;
+                best_sq = moves.sq[i];
+                if v > alpha {
+                    alpha = v;
+                    pv.clear();
+                    pv.push(Move::square(Square::from_index_unchecked(best_sq)));
+                    pv.extend_from_slice(&cpv);
+                    if v >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = if best >= beta {
+            TtBound::Lower
+        } else if best > alpha0 {
+            TtBound::Exact
+        } else {
+            TtBound::Upper
+        };
+        let mv = Move::square(Square::from_index_unchecked(best_sq));
+        self.job.tt.store(key, Some(mv), best, n, bound, true);
+        best
+    }
+
+    /// 0-4 empties: squares in parity order, no table.
+    fn solve_small(&mut self, b: &Board, alpha: i32, tie: i32) -> i32 {
+        let empty = b.empty();
+        let odd = odd_squares(empty);
+        let mut sq = [0u8; 4];
+        let mut n = 0;
+        for set in [empty & odd, empty & !odd] {
+            let mut e = set;
+            while e != 0 {
+                sq[n] = e.trailing_zeros() as u8;
+                e &= e - 1;
+                n += 1;
+            }
+        }
+        self.small(*b, alpha, tie, sq, n, false)
+    }
+
+    fn small(
+        &mut self,
+        b: Board,
+        alpha: i32,
+        tie: i32,
+        sq: [u8; 4],
+        n: usize,
+        passed: bool,
+    ) -> i32 {
+        self.local += 1;
+        match n {
+            0 => return final_value(&b, self.scoring, tie),
+            1 => return self.last(&b, tie, sq[0] as usize),
+            _ => {}
+        }
+        let mut best = -INF;
+        let mut moved = false;
+        for i in 0..n {
+            let s = sq[i] as usize;
+            let f = flips(b.player, b.opponent, s);
+            if f == 0 {
+                continue;
+            }
+            moved = true;
+            let mut rest = [0u8; 4];
+            let mut k = 0;
+            for (j, &x) in sq[..n].iter().enumerate() {
+                if j != i {
+                    rest[k] = x;
+                    k += 1;
+                }
+            }
+            let v = -self.small(b.play_flips(s, f), -alpha - 1, -tie, rest, n - 1, false);
+            if v > best {
+                best = v;
+                if v > alpha {
+                    return v;
+                }
+            }
+        }
+        if moved {
+            best
+        } else if passed {
+            final_value(&b, self.scoring, tie)
+        } else {
+            -self.small(b.pass(), -alpha - 1, -tie, sq, n, true)
+        }
+    }
+
+    /// One empty square `s`: whoever can play it does, then the board is full.
+    #[inline]
+    fn last(&mut self, b: &Board, tie: i32, s: usize) -> i32 {
+        self.local += 1;
+        let pc = b.player.count_ones() as i32;
+        let f = flips(b.player, b.opponent, s).count_ones() as i32;
+        if f > 0 {
+            return score_diff(2 * pc + 2 * f - 62, tie);
+        }
+        let f2 = flips(b.opponent, b.player, s).count_ones() as i32;
+        if f2 > 0 {
+            return score_diff(2 * pc - 2 * f2 - 64, tie);
+        }
+        final_value(b, self.scoring, tie)
+    }
+}

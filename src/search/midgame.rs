@@ -1,0 +1,214 @@
+//! Midgame search: fail-soft principal variation search (null windows off
+//! the first move), transposition table, move ordering by hash move, then
+//! shallow searches (deep nodes) or the static evaluation of the child
+//! (which weighs mobility). Works under every rule option; once the depth
+//! covers the empties of a node, flips-all positions go to the endgame
+//! solver and other rules search to the end of the game, so the value is
+//! exact.
+
+use super::tt::TtBound;
+use super::worker::{Child, Worker};
+use super::{final_value, tt_key, INF};
+use crate::board::Board;
+use crate::moves::Move;
+
+impl Worker<'_> {
+    /// The value of `b` for the side to move, searched `depth` plies within
+    /// `(alpha, beta)`; fills `pv` at PV nodes. Returns 0 when stopped (the
+    /// caller must check `self.stopped`).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn pvs(
+        &mut self,
+        b: &Board,
+        mut alpha: i32,
+        beta: i32,
+        depth: i32,
+        tie: i32,
+        ply: usize,
+        pv: &mut Vec<Move>,
+    ) -> i32 {
+        pv.clear();
+        let pv_node = beta - alpha > 1;
+        let empties = b.empties() as i32;
+        if self.fast && depth >= empties && !b.is_placement(&self.rules) {
+            return if pv_node {
+                self.pvs_end(b, alpha, beta, tie, pv)
+            } else {
+                self.nws_end(b, alpha, tie)
+            };
+        }
+        if self.tick() {
+            return 0;
+        }
+        if depth <= 0 {
+            if empties == 0 {
+                return final_value(b, self.scoring, tie);
+            }
+            return self.eval(b);
+        }
+        let solved = depth >= empties;
+        let key = tt_key(b, tie);
+        let mut hash_move = None;
+        if let Some(e) = self.job.tt.probe(key) {
+            hash_move = e.mv;
+            if !pv_node && (e.solved || (!solved && e.depth as i32 >= depth)) {
+                match e.bound {
+                    TtBound::Exact => return e.score,
+                    TtBound::Lower if e.score >= beta => return e.score,
+                    TtBound::Upper if e.score <= alpha => return e.score,
+                    _ => {}
+                }
+            }
+        }
+        let mut kids = self.take_buf(ply);
+        self.children(b, &mut kids);
+        if kids.is_empty() {
+            self.put_buf(ply, kids);
+            let passed = b.pass();
+            if !self.can_move(&passed) {
+                return final_value(b, self.scoring, tie);
+            }
+            let mut child_pv = Vec::new();
+            let v = -self.pvs(&passed, -beta, -alpha, depth, -tie, ply + 1, &mut child_pv);
+            if pv_node {
+                pv.push(Move::PASS);
+                pv.extend(child_pv);
+            }
+            return v;
+        }
+        if depth == 1 && !pv_node && !solved {
+            // Frontier: the children's static values, no recursion.
+            let mut best = -INF;
+            let mut best_move = kids[0].mv;
+            for c in kids.iter() {
+                let v = if c.same_side {
+                    self.eval(&c.board)
+                } else {
+                    -self.eval(&c.board)
+                };
+                if v > best {
+                    best = v;
+                    best_move = c.mv;
+                }
+            }
+            self.local += kids.len() as u64;
+            self.put_buf(ply, kids);
+            let bound = if best > alpha {
+                TtBound::Lower
+            } else {
+                TtBound::Upper
+            };
+            self.job
+                .tt
+                .store(key, Some(best_move), best, 1, bound, false);
+            return best;
+        }
+        self.order(&mut kids, hash_move, depth, tie, ply);
+        let alpha0 = alpha;
+        let mut best = -INF;
+        let mut best_move = kids[0].mv;
+        let mut child_pv = Vec::new();
+        let split = !pv_node && depth >= self.cfg.split_min_depth && self.can_split();
+        if split {
+            (best, best_move) = self.pvs_split(&kids, alpha, depth, tie, ply);
+            if self.stopped {
+                self.put_buf(ply, kids);
+                return 0;
+            }
+        }
+        for (i, c) in kids.iter().enumerate().filter(|_| !split) {
+            let v = if i == 0 {
+                self.child_value(c, alpha, beta, depth, tie, ply, &mut child_pv)
+            } else {
+                let v = self.child_value(c, alpha, alpha + 1, depth, tie, ply, &mut child_pv);
+                if pv_node && v > alpha && v < beta && !self.stopped {
+                    self.child_value(c, v.max(alpha), beta, depth, tie, ply, &mut child_pv)
+                } else {
+                    v
+                }
+            };
+            if self.stopped {
+                self.put_buf(ply, kids);
+                return 0;
+            }
+            if v > best {
+                best = v;
+                best_move = c.mv;
+                if v > alpha {
+                    alpha = v;
+                    if pv_node {
+                        pv.clear();
+                        pv.push(c.mv);
+                        pv.extend_from_slice(&child_pv);
+                    }
+                    if v >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.put_buf(ply, kids);
+        let bound = if best >= beta {
+            TtBound::Lower
+        } else if best > alpha0 {
+            TtBound::Exact
+        } else {
+            TtBound::Upper
+        };
+        let d = if solved { empties } else { depth };
+        self.job
+            .tt
+            .store(key, Some(best_move), best, d as u32, bound, solved);
+        best
+    }
+
+    /// Value of child `c` for the parent's side, in the parent's window.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn child_value(
+        &mut self,
+        c: &Child,
+        alpha: i32,
+        beta: i32,
+        depth: i32,
+        tie: i32,
+        ply: usize,
+        pv: &mut Vec<Move>,
+    ) -> i32 {
+        if c.same_side {
+            self.pvs(&c.board, alpha, beta, depth - 1, tie, ply + 1, pv)
+        } else {
+            -self.pvs(&c.board, -beta, -alpha, depth - 1, -tie, ply + 1, pv)
+        }
+    }
+
+    /// Orders `kids` best first: the hash move, then by a shallow search
+    /// (deep nodes) or the static evaluation of the child.
+    pub(crate) fn order(
+        &mut self,
+        kids: &mut [Child],
+        hash_move: Option<Move>,
+        depth: i32,
+        tie: i32,
+        ply: usize,
+    ) {
+        let shallow = if depth >= self.cfg.shallow_sort_depth {
+            (depth / 4).clamp(1, 3)
+        } else {
+            0
+        };
+        let mut scratch = Vec::new();
+        for k in kids.iter_mut() {
+            let c = *k;
+            k.key = if Some(c.mv) == hash_move {
+                i32::MAX
+            } else if shallow > 0 {
+                self.child_value(&c, -INF, INF, shallow + 1, tie, ply, &mut scratch)
+            } else if c.same_side {
+                self.eval(&c.board)
+            } else {
+                -self.eval(&c.board)
+            };
+        }
+        kids.sort_by_key(|c| std::cmp::Reverse(c.key));
+    }
+}

@@ -1,0 +1,326 @@
+//! Iterative deepening at the root: aspiration windows, multi-PV, the
+//! switch from midgame iterations to the exact (or WLD) solve, and the
+//! result of an interrupted iteration.
+//!
+//! Iterations: with `solve`, midgame depths up to
+//! `min(presolve_depth, empties - solve_margin)` (they fill the table and
+//! order the root) and then the solve. With a depth limit, depths 1..=limit
+//! (exact once the depth covers the empties). Otherwise depths 1, 2, … until
+//! `depth + solve_margin >= empties`, then the exact solve.
+
+use super::worker::{Child, Worker};
+use super::{to_discs, BestMove, Bound, Info, Job, SolveMode, WorkerMsg, INF};
+use crate::moves::Move;
+use crate::rules::Tie;
+use crossbeam_channel::Sender;
+use std::sync::atomic::Ordering::Relaxed;
+
+struct RootMove {
+    child: Child,
+    score: i32,
+    pv: Vec<Move>,
+    /// Searched in the current iteration.
+    done: bool,
+    bound: Bound,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    Mid(u32),
+    Solve(SolveMode),
+}
+
+/// Runs the search of `job` on thread `id` and returns its best move
+/// (`None` when the root has no move). Thread 0 sends one
+/// [`WorkerMsg::Iteration`] per completed iteration on `tx`.
+pub fn run_worker(job: &Job, id: usize, tx: &Sender<WorkerMsg>) -> Option<BestMove> {
+    let mut w = Worker::new(job, id);
+    let root = job.position.board;
+    let limits = &job.limits;
+    let tie = match job.rules.tie {
+        Tie::Draw => 0,
+        Tie::Second => match job.position.side {
+            crate::board::Color::White => 1,
+            crate::board::Color::Black => -1,
+        },
+    };
+    let mut kids = Vec::new();
+    w.children(&root, &mut kids);
+    if !limits.searchmoves.is_empty() {
+        let restricted: Vec<Child> = kids
+            .iter()
+            .copied()
+            .filter(|c| limits.searchmoves.contains(&c.mv))
+            .collect();
+        if !restricted.is_empty() {
+            kids = restricted;
+        }
+    }
+    if kids.is_empty() {
+        return None;
+    }
+    let mut rm: Vec<RootMove> = kids
+        .iter()
+        .map(|c| {
+            let e = w.eval(&c.board);
+            RootMove {
+                child: *c,
+                score: if c.same_side { e } else { -e },
+                pv: vec![c.mv],
+                done: false,
+                bound: Bound::Upper,
+            }
+        })
+        .collect();
+    rm.sort_by_key(|r| std::cmp::Reverse(r.score));
+    let empties = root.empties();
+    let multipv = limits.multipv.clamp(1, rm.len());
+    let cfg = job.config.clone();
+    let kinds: Vec<Kind> = if let Some(mode) = limits.solve {
+        let pre = cfg
+            .presolve_depth
+            .min(empties.saturating_sub(cfg.solve_margin));
+        (1..=pre)
+            .map(Kind::Mid)
+            .chain([Kind::Solve(mode)])
+            .collect()
+    } else if let Some(d) = limits.depth {
+        let d = d.max(1);
+        if d >= empties {
+            let pre = cfg
+                .presolve_depth
+                .min(empties.saturating_sub(cfg.solve_margin));
+            (1..=pre)
+                .map(Kind::Mid)
+                .chain([Kind::Solve(SolveMode::Exact)])
+                .collect()
+        } else {
+            (1..=d).map(Kind::Mid).collect()
+        }
+    } else {
+        let last = empties.saturating_sub(cfg.solve_margin).max(1).min(empties);
+        (1..last)
+            .map(Kind::Mid)
+            .chain([Kind::Solve(SolveMode::Exact)])
+            .collect()
+    };
+    let mut last: Option<(Kind, Vec<Info>)> = None;
+    let mut prev = rm[0].score;
+    for kind in kinds {
+        let depth = match kind {
+            Kind::Mid(d) => d as i32,
+            Kind::Solve(_) => 64,
+        };
+        let (mut alpha, mut beta) = match kind {
+            Kind::Solve(SolveMode::Wld) => (-1, 1),
+            Kind::Mid(d) if d >= 4 && multipv == 1 => {
+                (prev - cfg.aspiration, prev + cfg.aspiration)
+            }
+            _ => (-INF, INF),
+        };
+        let mut delta = cfg.aspiration;
+        let best = loop {
+            let v = root_search(&mut w, &mut rm, depth, alpha, beta, multipv, tie);
+            if w.stopped || kind == Kind::Solve(SolveMode::Wld) {
+                break v;
+            }
+            if v <= alpha && alpha > -INF {
+                alpha = (alpha - delta).max(-INF);
+                delta *= 2;
+            } else if v >= beta && beta < INF {
+                beta = (beta + delta).min(INF);
+                delta *= 2;
+            } else {
+                break v;
+            }
+        };
+        if w.stopped {
+            break;
+        }
+        prev = best;
+        // Moves left unsearched after a fail high keep their order, below.
+        rm.sort_by_key(|r| std::cmp::Reverse((r.done, r.score)));
+        let infos = make_infos(&mut w, &rm, kind, empties, multipv, alpha, beta);
+        if id == 0 {
+            let _ = tx.send(WorkerMsg::Iteration(infos.clone()));
+        }
+        last = Some((kind, infos));
+    }
+    w.flush();
+    // An interrupted iteration still counts when the previous best move was
+    // searched and another move beat it.
+    let mut pick = 0;
+    if w.stopped && rm[0].done {
+        for (i, r) in rm.iter().enumerate() {
+            if r.done && r.score > rm[pick].score && r.bound != Bound::Upper {
+                pick = i;
+            }
+        }
+    }
+    let nodes = job.shared.nodes.load(Relaxed);
+    let time = job.start.elapsed();
+    let result = match last {
+        Some((kind, infos)) => {
+            let first = &infos[0];
+            let (pv, score, tie_flag) = if pick == 0 {
+                (first.pv.clone(), first.score, first.tie)
+            } else {
+                let (s, t) = to_discs(rm[pick].score, false);
+                (rm[pick].pv.clone(), s, t)
+            };
+            BestMove {
+                best: pv[0],
+                ponder: pv.get(1).copied(),
+                score,
+                tie: tie_flag,
+                exact: first.exact && pick == 0,
+                wld: first.wld && pick == 0,
+                depth: match kind {
+                    Kind::Mid(d) => d,
+                    Kind::Solve(_) => empties,
+                },
+                nodes,
+                time,
+                pv,
+                lines: infos,
+            }
+        }
+        None => {
+            let r = &rm[pick];
+            BestMove {
+                best: r.child.mv,
+                ponder: None,
+                score: to_discs(r.score, false).0,
+                tie: None,
+                exact: false,
+                wld: false,
+                depth: 0,
+                nodes,
+                time,
+                pv: vec![r.child.mv],
+                lines: Vec::new(),
+            }
+        }
+    };
+    Some(result)
+}
+
+/// One pass over the root moves in `(alpha, beta)`. Returns the best value
+/// (fail-soft). Multi-PV keeps the first `multipv` moves exact.
+#[allow(clippy::needless_range_loop)]
+fn root_search(
+    w: &mut Worker<'_>,
+    rm: &mut [RootMove],
+    depth: i32,
+    alpha: i32,
+    beta: i32,
+    multipv: usize,
+    tie: i32,
+) -> i32 {
+    for r in rm.iter_mut() {
+        r.done = false;
+    }
+    let mut best = -INF;
+    let mut cpv = Vec::new();
+    let mut scores: Vec<i32> = Vec::new();
+    for i in 0..rm.len() {
+        let c = rm[i].child;
+        let a = if multipv > 1 {
+            if scores.len() >= multipv {
+                scores[multipv - 1].max(alpha)
+            } else {
+                alpha
+            }
+        } else {
+            best.max(alpha)
+        };
+        let mut v;
+        if i == 0 || a == alpha && multipv > 1 && scores.len() < multipv {
+            v = w.child_value(&c, a, beta, depth, tie, 0, &mut cpv);
+        } else {
+            v = w.child_value(&c, a, a + 1, depth, tie, 0, &mut cpv);
+            if v > a && v < beta && !w.stopped {
+                v = w.child_value(&c, a, beta, depth, tie, 0, &mut cpv);
+            } else {
+                cpv.clear();
+            }
+        }
+        if w.stopped {
+            return best;
+        }
+        let r = &mut rm[i];
+        r.score = v;
+        r.done = true;
+        r.bound = if v <= a {
+            Bound::Upper
+        } else if v >= beta {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        };
+        r.pv.clear();
+        r.pv.push(c.mv);
+        r.pv.extend_from_slice(&cpv);
+        let pos = scores.partition_point(|&s| s >= v);
+        scores.insert(pos, v);
+        if v > best {
+            best = v;
+            if v >= beta && multipv == 1 {
+                break;
+            }
+        }
+    }
+    best
+}
+
+fn make_infos(
+    w: &mut Worker<'_>,
+    rm: &[RootMove],
+    kind: Kind,
+    empties: u32,
+    multipv: usize,
+    alpha: i32,
+    beta: i32,
+) -> Vec<Info> {
+    w.flush();
+    let job = w.job;
+    let nodes = job.shared.nodes.load(Relaxed);
+    let time = job.start.elapsed();
+    let nps = (nodes as f64 / time.as_secs_f64().max(1e-6)) as u64;
+    let hashfull = job.tt.hashfull();
+    let (depth, proven_exact, wld) = match kind {
+        Kind::Mid(d) => (d, d >= empties, false),
+        Kind::Solve(SolveMode::Exact) => (empties, true, false),
+        Kind::Solve(SolveMode::Wld) => (empties, false, true),
+    };
+    rm.iter()
+        .take(multipv)
+        .enumerate()
+        .map(|(i, r)| {
+            let bound = if r.score <= alpha {
+                Bound::Upper
+            } else if r.score >= beta {
+                Bound::Lower
+            } else {
+                r.bound
+            };
+            let proven = proven_exact || wld;
+            let (score, tie) = to_discs(r.score, proven);
+            Info {
+                depth,
+                selectivity: None,
+                score,
+                tie,
+                bound,
+                exact: proven_exact && bound == Bound::Exact,
+                wld,
+                nodes,
+                nps,
+                time,
+                hashfull,
+                multipv: i + 1,
+                pv: r.pv.clone(),
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,143 @@
+//! One search thread's state: node counter, stop flag, move buffers.
+
+use super::{fast_rules, Config, Job};
+use crate::board::Board;
+use crate::moves::{play_unchecked, Move, MoveList};
+use crate::rules::{RuleSet, Scoring, Start};
+use crate::square::Square;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
+/// Nodes counted locally before they are added to the shared counter and
+/// the stop flag is read.
+pub(crate) const FLUSH: u64 = 1024;
+
+/// A move with the position after it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Child {
+    pub mv: Move,
+    pub board: Board,
+    /// The same side moves again (first placement ply of `start free`):
+    /// the child is seen from the parent's side, not negated.
+    pub same_side: bool,
+    pub key: i32,
+}
+
+/// A search thread.
+pub(crate) struct Worker<'a> {
+    pub job: &'a Job,
+    pub rules: RuleSet,
+    pub scoring: Scoring,
+    /// Flips all: the bitboard endgame solver applies.
+    pub fast: bool,
+    pub cfg: Config,
+    pub id: usize,
+    /// Nodes not yet flushed.
+    pub local: u64,
+    /// All nodes of this worker.
+    pub total: u64,
+    pub stopped: bool,
+    /// Cutoff flags of the split points above this task (parallel endgame).
+    pub cuts: Vec<&'a AtomicBool>,
+    bufs: Vec<Vec<Child>>,
+}
+
+impl<'a> Worker<'a> {
+    pub fn new(job: &'a Job, id: usize) -> Worker<'a> {
+        Worker {
+            job,
+            rules: job.rules,
+            scoring: job.rules.scoring,
+            fast: fast_rules(&job.rules),
+            cfg: job.config.clone(),
+            id,
+            local: 0,
+            total: 0,
+            stopped: false,
+            cuts: Vec::new(),
+            bufs: Vec::new(),
+        }
+    }
+
+    /// Counts a node; returns whether the search must stop.
+    #[inline]
+    pub fn tick(&mut self) -> bool {
+        self.local += 1;
+        if self.local >= FLUSH {
+            self.flush();
+        }
+        self.stopped
+    }
+
+    /// Adds the local count to the shared one and reads the stop flag.
+    pub fn flush(&mut self) {
+        let sh = &self.job.shared;
+        let n = self.local;
+        self.local = 0;
+        self.total += n;
+        let all = sh.nodes.fetch_add(n, Relaxed) + n;
+        if all >= sh.node_limit.load(Relaxed) {
+            sh.stop.store(true, Relaxed);
+        }
+        if sh.stop.load(Relaxed) || self.cuts.iter().any(|c| c.load(Relaxed)) {
+            self.stopped = true;
+        }
+    }
+
+    /// Static evaluation for the side to move.
+    #[inline]
+    pub fn eval(&self, b: &Board) -> i32 {
+        self.job.evaluator.evaluate(b)
+    }
+
+    /// A move buffer for ply `ply` (returned with [`Worker::put_buf`]).
+    pub fn take_buf(&mut self, ply: usize) -> Vec<Child> {
+        while self.bufs.len() <= ply {
+            self.bufs.push(Vec::with_capacity(32));
+        }
+        std::mem::take(&mut self.bufs[ply])
+    }
+
+    /// Gives a buffer back.
+    pub fn put_buf(&mut self, ply: usize, buf: Vec<Child>) {
+        self.bufs[ply] = buf;
+    }
+
+    /// The legal moves of `b` under the rules, with their positions.
+    /// Empty when the side to move must pass or the game is over.
+    pub fn children(&self, b: &Board, out: &mut Vec<Child>) {
+        out.clear();
+        let placement = self.rules.start == Start::Free && b.is_placement(&self.rules);
+        if self.fast && !placement {
+            let mut legal = b.legal_moves();
+            while legal != 0 {
+                let sq = legal.trailing_zeros() as u8;
+                legal &= legal - 1;
+                out.push(Child {
+                    mv: Move::square(Square::from_index_unchecked(sq)),
+                    board: b.play_square(sq as usize),
+                    same_side: false,
+                    key: 0,
+                });
+            }
+            return;
+        }
+        for m in MoveList::generate(b, &self.rules).iter() {
+            let nb = play_unchecked(b, &self.rules, m);
+            let same_side = placement
+                && m.to_square()
+                    .is_some_and(|s| nb.player == b.player | s.bit());
+            out.push(Child {
+                mv: m,
+                board: nb,
+                same_side,
+                key: 0,
+            });
+        }
+    }
+
+    /// Whether the side to move of `b` has a move (any rule option).
+    #[inline]
+    pub fn can_move(&self, b: &Board) -> bool {
+        b.legal_moves() != 0 || (self.rules.start == Start::Free && b.is_placement(&self.rules))
+    }
+}

@@ -1,0 +1,217 @@
+//! `annex match`: engine-versus-engine games, cutechess-like. The logic is
+//! in [`crate::matchplay`]; this file maps the command line onto it and
+//! prints the final report on stdout (progress goes to stderr).
+
+use crate::matchplay::openings::parse_openings;
+use crate::matchplay::stats::{ScoreLines, Sprt};
+use crate::matchplay::tournament::{run_match, MatchConfig};
+use crate::matchplay::{parse_tc, EngineSpec};
+use crate::rules::RuleSet;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Arguments of `annex match`.
+#[derive(clap::Args)]
+pub struct MatchArgs {
+    /// An engine: `[name=][uci:|nboard:|gtp:]<command>` (at least two).
+    /// Without a prefix the protocol is detected by handshake.
+    #[arg(long = "engine", required = true)]
+    engines: Vec<String>,
+    /// Per-engine setting `NAME:KEY=VALUE`: KEY is depth, nodes, movetime
+    /// (ms) or tc to override the limits, anything else is an engine option
+    /// (UCI setoption, NBoard `set`, a GTP command).
+    #[arg(long = "engine-opt", value_name = "NAME:KEY=VALUE")]
+    engine_opts: Vec<String>,
+    /// Games per pair of engines (each opening is played twice, colours swapped).
+    #[arg(long, default_value_t = 2)]
+    games: usize,
+    /// Openings file: one transcript (XOT lists) or board string per line.
+    #[arg(long)]
+    openings: Option<PathBuf>,
+    /// Pick openings pseudo-randomly with this seed (default: in file order).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Time control per game and side: base+increment in seconds (`10+0.1`).
+    #[arg(long)]
+    tc: Option<String>,
+    /// Fixed depth per move.
+    #[arg(long)]
+    depth: Option<u32>,
+    /// Fixed nodes per move.
+    #[arg(long)]
+    nodes: Option<u64>,
+    /// Fixed time per move in milliseconds.
+    #[arg(long)]
+    movetime: Option<u64>,
+    /// Games played at once.
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// Folder where every game is saved (games.txt + GGF); a match whose
+    /// games are already there is resumed.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Stop early on an SPRT verdict: `elo0,elo1,alpha,beta` (two engines).
+    #[arg(long)]
+    sprt: Option<String>,
+    /// Milliseconds allowed beyond the clock or movetime before a forfeit.
+    #[arg(long, default_value_t = 100)]
+    timemargin: u64,
+    /// Seconds a move may take under depth or node limits before the
+    /// engine is declared hung.
+    #[arg(long, default_value_t = 60)]
+    hang: u64,
+    #[command(flatten)]
+    rules: RuleFlags,
+}
+
+/// The rule options `--start --flips --tie --scoring` of `match` and
+/// `analyze`.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct RuleFlags {
+    /// Start position: diagonal, parallel or free.
+    #[arg(long, default_value = "diagonal")]
+    start: String,
+    /// Flips: all or one-line.
+    #[arg(long, default_value = "all")]
+    flips: String,
+    /// Tie rule: draw or second.
+    #[arg(long, default_value = "draw")]
+    tie: String,
+    /// Scoring: wof or count.
+    #[arg(long, default_value = "wof")]
+    scoring: String,
+}
+
+impl RuleFlags {
+    /// The rule set.
+    ///
+    /// # Errors
+    /// An invalid value.
+    pub fn rules(&self) -> Result<RuleSet, String> {
+        let mut r = RuleSet::default();
+        for (k, v) in [
+            ("start", &self.start),
+            ("flips", &self.flips),
+            ("tie", &self.tie),
+            ("scoring", &self.scoring),
+        ] {
+            r.set(k, v).map_err(|e| e.to_string())?;
+        }
+        Ok(r)
+    }
+}
+
+fn config(a: &MatchArgs) -> Result<MatchConfig, String> {
+    let rules = a.rules.rules()?;
+    let mut engines = a
+        .engines
+        .iter()
+        .map(|s| EngineSpec::parse(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Default names taken from the program may clash: number them.
+    for i in 0..engines.len() {
+        if engines[..i].iter().any(|e| e.name == engines[i].name) {
+            let base = engines[i].name.clone();
+            let mut k = 2;
+            while engines.iter().any(|e| e.name == format!("{base}-{k}")) {
+                k += 1;
+            }
+            engines[i].name = format!("{base}-{k}");
+        }
+    }
+    let tc = a.tc.as_deref().map(parse_tc).transpose()?;
+    for e in &mut engines {
+        e.limit.depth = a.depth;
+        e.limit.nodes = a.nodes;
+        e.limit.movetime = a.movetime.map(Duration::from_millis);
+        e.limit.tc = tc;
+    }
+    for o in &a.engine_opts {
+        let bad = || format!("invalid --engine-opt '{o}' (expected NAME:KEY=VALUE)");
+        let (name, kv) = o.split_once(':').ok_or_else(bad)?;
+        let (k, v) = kv.split_once('=').ok_or_else(bad)?;
+        let e = engines
+            .iter_mut()
+            .find(|e| e.name == name)
+            .ok_or_else(|| format!("--engine-opt '{o}': no engine named '{name}'"))?;
+        e.set(k.trim(), v.trim())?;
+    }
+    if let Some(e) = engines.iter().find(|e| e.limit.is_empty()) {
+        return Err(format!(
+            "engine {} has no limit: give --tc, --depth, --nodes or --movetime (or --engine-opt {}:depth=N)",
+            e.name, e.name
+        ));
+    }
+    let openings = match &a.openings {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+            let o = parse_openings(&text, &rules)?;
+            if o.is_empty() {
+                return Err(format!("{} holds no opening", p.display()));
+            }
+            o
+        }
+        None => Vec::new(),
+    };
+    let sprt = a.sprt.as_deref().map(str::parse::<Sprt>).transpose()?;
+    if sprt.is_some() && engines.len() != 2 {
+        return Err("--sprt needs exactly two engines".into());
+    }
+    if a.games == 0 {
+        return Err("--games must be at least 1".into());
+    }
+    Ok(MatchConfig {
+        engines,
+        rules,
+        games: a.games,
+        openings,
+        seed: a.seed,
+        concurrency: a.concurrency.max(1),
+        out: a.out.clone(),
+        sprt,
+        margin: Duration::from_millis(a.timemargin),
+        hang: Duration::from_secs(a.hang.max(1)),
+    })
+}
+
+/// Runs `annex match`.
+///
+/// # Errors
+/// Bad arguments, or a match that cannot be run (see
+/// [`crate::matchplay::tournament::run_match`]).
+pub fn run(a: &MatchArgs) -> Result<(), String> {
+    let cfg = config(a)?;
+    let report = run_match(&cfg, &mut |l| eprintln!("{l}"))?;
+    for p in &report.pairs {
+        println!(
+            "{}",
+            ScoreLines {
+                a: &p.a,
+                b: &p.b,
+                r: p.wld
+            }
+        );
+    }
+    let mut forfeits: Vec<String> = Vec::new();
+    for g in &report.games {
+        if g.end != crate::matchplay::record::Termination::Normal {
+            forfeits.push(format!(
+                "game {}: {} ({})",
+                g.number,
+                g.end.as_str(),
+                g.reason
+            ));
+        }
+    }
+    if !forfeits.is_empty() {
+        println!("Forfeits: {}", forfeits.len());
+        for f in forfeits {
+            println!("  {f}");
+        }
+    }
+    if let (Some(s), Some(p)) = (cfg.sprt, report.pairs.first()) {
+        println!("{}", s.report(&p.wld));
+    }
+    Ok(())
+}

@@ -1,0 +1,362 @@
+//! `annex train`: command-line front end of [`annex::train`].
+
+use annex::eval::pattern::FeatureSet;
+use annex::train::fit::FitConfig;
+use annex::train::{train, TrainConfig};
+use std::path::PathBuf;
+
+/// Arguments of `annex train`.
+#[derive(clap::Args, Debug)]
+pub struct TrainArgs {
+    /// Shared data folder (holds wthor/ and logistello/).
+    #[arg(long, default_value = "../shared/data")]
+    data: PathBuf,
+    /// Output weights file.
+    #[arg(long, short, default_value = "weights/annex.eval")]
+    out: PathBuf,
+    /// Sources, comma-separated: wthor, logbook.
+    #[arg(long, default_value = "wthor,logbook")]
+    sources: String,
+    /// Use at most this many games per source (0 = all).
+    #[arg(long, default_value_t = 0)]
+    max_games: usize,
+    /// Percentage of games held out from training.
+    #[arg(long, default_value_t = 5)]
+    holdout: u64,
+    /// Seed of the held-out split.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Features: patterns or mobility (patterns + mobility).
+    #[arg(long, default_value = "mobility")]
+    features: String,
+    /// Gradient-descent epochs per stage.
+    #[arg(long, default_value_t = 50)]
+    epochs: usize,
+    /// L2 regularisation.
+    #[arg(long, default_value_t = 2.0)]
+    lambda: f32,
+    /// Step size.
+    #[arg(long, default_value_t = 0.05)]
+    rate: f32,
+    /// Solve positions with at most this many empties exactly for labels (0 = off).
+    #[arg(long, default_value_t = 0)]
+    solve_empties: u32,
+    /// Worker threads (stages are fitted in parallel).
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+}
+
+/// Runs `annex train`.
+pub fn run(a: &TrainArgs) -> Result<(), String> {
+    let set = match a.features.as_str() {
+        "patterns" => FeatureSet::Patterns,
+        "mobility" => FeatureSet::PatternsMobility,
+        f => return Err(format!("unknown feature set '{f}' (patterns or mobility)")),
+    };
+    let mut cfg = TrainConfig {
+        data_dir: a.data.clone(),
+        wthor: false,
+        logbook: false,
+        max_games: a.max_games,
+        holdout_percent: a.holdout.min(100),
+        seed: a.seed,
+        solve_empties: a.solve_empties,
+        fit: FitConfig {
+            set,
+            epochs: a.epochs,
+            lambda: a.lambda,
+            rate: a.rate,
+            ..FitConfig::default()
+        },
+    };
+    for s in a.sources.split(',').map(str::trim) {
+        match s {
+            "wthor" => cfg.wthor = true,
+            "logbook" => cfg.logbook = true,
+            "" => {}
+            s => return Err(format!("unknown source '{s}' (wthor, logbook)")),
+        }
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(a.threads.max(1))
+        .build()
+        .map_err(|e| e.to_string())?;
+    let report = pool.install(|| train(&cfg))?;
+    report.weights.save(&a.out)?;
+    eprintln!(
+        "train: wrote {} ({} games trained, {} held out)",
+        a.out.display(),
+        report.games.0,
+        report.games.1
+    );
+    Ok(())
+}
+
+/// Arguments of `annex eval-measure`.
+#[derive(clap::Args, Debug)]
+pub struct MeasureArgs {
+    /// Weights file to measure (default: the embedded weights).
+    #[arg(long)]
+    eval: Option<String>,
+    /// Evaluation to compare with (a weights file, or "simple").
+    #[arg(long, default_value = "simple")]
+    baseline: String,
+    /// Shared data folder.
+    #[arg(long, default_value = "../shared/data")]
+    data: PathBuf,
+    /// Depth of the search-accuracy figures.
+    #[arg(long, default_value_t = 4)]
+    depth: u32,
+    /// Held-out game positions to solve exactly (0 = none).
+    #[arg(long, default_value_t = 300)]
+    solve: usize,
+    /// Most empties of a solved held-out position.
+    #[arg(long, default_value_t = 16)]
+    solve_max: u32,
+    /// Held-out split (must match the training run).
+    #[arg(long, default_value_t = 5)]
+    holdout: u64,
+    /// Seed of the held-out split (must match the training run).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// XOT openings for the self-play match (each played twice; 0 = no match).
+    #[arg(long, default_value_t = 0)]
+    games: usize,
+    /// Search depth in the match.
+    #[arg(long, default_value_t = 4)]
+    match_depth: u32,
+    /// Empties from which match games are solved exactly.
+    #[arg(long, default_value_t = 12)]
+    match_solve: u32,
+    /// Engine depth for the midgame nodes/s figure (0 = skip).
+    #[arg(long, default_value_t = 10)]
+    engine_depth: u32,
+    /// Milliseconds per move of the engine-vs-engine match (0 = no such match).
+    #[arg(long, default_value_t = 0)]
+    movetime_ms: u64,
+    /// Worker threads.
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+}
+
+/// Runs `annex eval-measure`.
+pub fn measure(a: &MeasureArgs) -> Result<(), String> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(a.threads.max(1))
+        .build()
+        .map_err(|e| e.to_string())?;
+    pool.install(|| crate_measure(a))
+}
+
+fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
+    use annex::eval::Evaluator;
+    use annex::train::measure::{alphabeta, mae_bands, play_match, read_ffo_tsv, read_obf};
+    use annex::train::measure::{engine_depth_scores, engine_match, engine_search, solve, Exact};
+    use std::time::Instant;
+    let eval = match &a.eval {
+        Some(p) => Evaluator::from_file(p)?,
+        None => Evaluator::default(),
+    };
+    let base = Evaluator::from_file(&a.baseline)?;
+    let mut sets: Vec<(String, Vec<Exact>)> = vec![
+        (
+            "FFO #1-#59".into(),
+            read_ffo_tsv(&a.data.join("endgame/ffo/ffo_1_59.tsv"))?,
+        ),
+        (
+            "hard-20".into(),
+            read_obf(&a.data.join("endgame/edax_hard/hard-20.obf"))?,
+        ),
+    ];
+    if a.solve > 0 {
+        let t = Instant::now();
+        let cfg = annex::train::TrainConfig {
+            data_dir: a.data.clone(),
+            wthor: true,
+            logbook: true,
+            max_games: 0,
+            holdout_percent: a.holdout,
+            seed: a.seed,
+            solve_empties: 0,
+            fit: FitConfig::default(),
+        };
+        let games = annex::train::load_games(&cfg)?;
+        let mut picks = Vec::new();
+        let span = a.solve_max.saturating_sub(7).max(1) as usize;
+        for (i, g) in games.iter().enumerate() {
+            if picks.len() >= a.solve {
+                break;
+            }
+            if !annex::train::is_held_out(i, a.seed, a.holdout) {
+                continue;
+            }
+            let Some(pos) = annex::train::data::replay(g) else {
+                continue;
+            };
+            // One position per game, empties cycling through 8..=solve_max.
+            let want = 8 + (picks.len() % span) as u32;
+            if let Some(p) = pos.iter().find(|p| p.board.empties() == want) {
+                picks.push(p.board);
+            }
+        }
+        use rayon::prelude::*;
+        let solved: Vec<Exact> = picks
+            .par_iter()
+            .map(|b| Exact {
+                board: *b,
+                score: solve(b, -64, 64),
+            })
+            .collect();
+        eprintln!(
+            "measure: solved {} held-out positions in {:.1} s",
+            solved.len(),
+            t.elapsed().as_secs_f64()
+        );
+        sets.push(("held-out games".into(), solved));
+    }
+    for (name, set) in &sets {
+        for (ename, e) in [("pattern", &eval), ("baseline", &base)] {
+            let st = mae_bands(set, 4, |b| e.evaluate(b));
+            let d = a.depth;
+            let se = mae_bands(set, 4, |b| {
+                let mut n = 0;
+                alphabeta(e, b, d, -i32::MAX + 1, i32::MAX - 1, &mut n)
+            });
+            let engine_scores = engine_depth_scores(e, set, d);
+            let by_board: std::collections::HashMap<_, _> = set
+                .iter()
+                .zip(&engine_scores)
+                .map(|(x, &v)| (x.board, v))
+                .collect();
+            let en = mae_bands(set, 4, |b| by_board[b]);
+            println!(
+                "{name} ({} positions), {ename} evaluation: MAE in discs",
+                set.len()
+            );
+            println!("  empties   count   static  alphabeta-{d}  engine-depth-{d}");
+            for ((x, y), z) in st.iter().zip(&se).zip(&en) {
+                let label = if x.1 == 64 {
+                    "all".to_string()
+                } else {
+                    format!("{}-{}", x.0, x.1)
+                };
+                println!(
+                    "  {label:7} {:6} {:8.2} {:12.2} {:15.2}",
+                    x.2, x.3, y.3, z.3
+                );
+            }
+        }
+    }
+    // Speed: evaluations and alpha-beta nodes per second (one thread).
+    let mid: Vec<_> = sets[0]
+        .1
+        .iter()
+        .chain(&sets[1].1)
+        .map(|x| x.board)
+        .collect();
+    for (ename, e) in [("pattern", &eval), ("baseline", &base)] {
+        let t = Instant::now();
+        let mut s = 0i64;
+        let mut n = 0u64;
+        while t.elapsed().as_secs_f64() < 1.0 {
+            for b in &mid {
+                s += e.evaluate(std::hint::black_box(b)) as i64;
+            }
+            n += mid.len() as u64;
+        }
+        let evs = n as f64 / t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let mut nodes = 0;
+        for b in &mid[..40] {
+            s += alphabeta(e, b, 6, -i32::MAX + 1, i32::MAX - 1, &mut nodes) as i64;
+        }
+        std::hint::black_box(s);
+        println!(
+            "{ename}: {:.2} M evaluations/s, alpha-beta depth 6: {:.2} M nodes/s (1 thread)",
+            evs / 1e6,
+            nodes as f64 / t.elapsed().as_secs_f64() / 1e6
+        );
+    }
+    let rules = annex::rules::RuleSet::default();
+    let xot = std::fs::read_to_string(a.data.join("openings/xot/openingssmall.txt"))
+        .map_err(|e| format!("cannot read XOT openings: {e}"))?;
+    let mut openings = Vec::new();
+    for line in xot.lines().filter(|l| !l.trim().is_empty()) {
+        let p = annex::position::Position::from_transcript(line.trim(), &rules)
+            .map_err(|e| format!("XOT opening {line}: {e}"))?;
+        openings.push(p.board);
+    }
+    if a.engine_depth > 0 {
+        // Midgame speed of the engine (one thread), positions after XOT openings.
+        for (ename, e) in [("pattern", &eval), ("baseline", &base)] {
+            let (tx, _) = crossbeam_channel::unbounded();
+            let mut eng = annex::engine::Engine::new(tx);
+            eng.set_evaluator(e.clone());
+            let (mut nodes, mut secs) = (0u64, 0f64);
+            for b in openings.iter().take(20) {
+                eng.new_game();
+                let limits = annex::search::Limits {
+                    depth: Some(a.engine_depth),
+                    ..Default::default()
+                };
+                let (_, n, t) = engine_search(&mut eng, b, limits);
+                nodes += n;
+                secs += t;
+            }
+            println!(
+                "{ename}: engine depth {} on 20 XOT positions: {nodes} nodes, {:.2} s, {:.2} M nodes/s (1 thread)",
+                a.engine_depth,
+                secs,
+                nodes as f64 / secs.max(1e-9) / 1e6
+            );
+        }
+    }
+    if a.movetime_ms > 0 && a.games > 0 {
+        let t = Instant::now();
+        let limits = annex::search::Limits {
+            movetime: Some(std::time::Duration::from_millis(a.movetime_ms)),
+            ..Default::default()
+        };
+        let r = engine_match(
+            &eval,
+            &base,
+            &openings[..a.games.min(openings.len())],
+            &limits,
+        );
+        let (elo, margin) = r.elo();
+        println!(
+            "engine match pattern vs baseline, {} games (XOT, colours swapped), {} ms/move: +{} ={} -{}, score {:.1}%, Elo {:+.0} ± {:.0}, mean discs {:+.2} ({:.0} s)",
+            r.games(),
+            a.movetime_ms,
+            r.wins,
+            r.draws,
+            r.losses,
+            100.0 * r.score(),
+            elo,
+            margin,
+            r.discs as f64 / r.games().max(1) as f64,
+            t.elapsed().as_secs_f64()
+        );
+    }
+    if a.games > 0 {
+        let t = Instant::now();
+        let n = a.games.min(openings.len());
+        let r = play_match(&eval, &base, &openings[..n], a.match_depth, a.match_solve);
+        let (elo, margin) = r.elo();
+        println!(
+            "match pattern vs baseline, {} games (XOT, colours swapped), depth {}, solved from {} empties: +{} ={} -{}, score {:.1}%, Elo {:+.0} ± {:.0}, mean discs {:+.2} ({:.0} s)",
+            r.games(),
+            a.match_depth,
+            a.match_solve,
+            r.wins,
+            r.draws,
+            r.losses,
+            100.0 * r.score(),
+            elo,
+            margin,
+            r.discs as f64 / r.games().max(1) as f64,
+            t.elapsed().as_secs_f64()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,192 @@
+//! Fitting the weights: regularised least squares per stage, solved by
+//! full-batch gradient descent preconditioned by feature counts (each
+//! weight's step is divided by how often its feature occurs, as in Buro's
+//! Logistello training), with momentum.
+//!
+//! Stages are fitted independently and in parallel (rayon); within a stage
+//! the arithmetic is sequential, so a fit is deterministic whatever the
+//! thread count. A stage is trained on the positions of its own empties
+//! plus a margin on both sides, which smooths the weights from one stage to
+//! the next.
+
+use crate::eval::pattern::{canon, raw_features, FeatureSet, N_STAGES};
+use crate::eval::{Weights, SCALE};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A training position: the board (side to move first) and its label, the
+/// final disc difference for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sample {
+    /// Discs of the side to move.
+    pub player: u64,
+    /// Discs of the other side.
+    pub opponent: u64,
+    /// Disc difference for the side to move (-64..=64).
+    pub label: i8,
+}
+
+impl Sample {
+    /// Empty squares.
+    pub fn empties(&self) -> u32 {
+        (!(self.player | self.opponent)).count_ones()
+    }
+}
+
+/// Fitting parameters.
+#[derive(Clone, Debug)]
+pub struct FitConfig {
+    /// Features to fit.
+    pub set: FeatureSet,
+    /// Full passes over each stage's positions.
+    pub epochs: usize,
+    /// L2 regularisation (in squared-disc units, per weight).
+    pub lambda: f32,
+    /// Step size (fraction of the count-preconditioned step).
+    pub rate: f32,
+    /// Momentum.
+    pub momentum: f32,
+    /// Extra empties taken from each neighbouring stage.
+    pub margin: u32,
+    /// Print progress on stderr.
+    pub progress: bool,
+}
+
+impl Default for FitConfig {
+    fn default() -> FitConfig {
+        FitConfig {
+            set: FeatureSet::PatternsMobility,
+            epochs: 50,
+            lambda: 2.0,
+            rate: 0.05,
+            momentum: 0.9,
+            margin: 2,
+            progress: true,
+        }
+    }
+}
+
+/// What one stage's fit did.
+#[derive(Clone, Debug)]
+pub struct StageFit {
+    /// Stage number.
+    pub stage: usize,
+    /// Positions it was trained on.
+    pub samples: usize,
+    /// Training mean squared error (disc²) before each epoch, and after the last.
+    pub mse: Vec<f64>,
+}
+
+/// Empties range `[lo, hi]` trained for `stage`.
+pub fn stage_window(stage: usize, margin: u32) -> (u32, u32) {
+    let lo = (stage as u32 * 4).saturating_sub(margin);
+    let hi = if stage == N_STAGES - 1 {
+        64
+    } else {
+        stage as u32 * 4 + 3 + margin
+    };
+    (lo, hi)
+}
+
+/// Fits all stages. `by_empties[e]` holds the training positions with `e`
+/// empties. Returns the weights and a report per stage.
+pub fn fit(by_empties: &[Vec<Sample>], cfg: &FitConfig) -> (Weights, Vec<StageFit>) {
+    let c = canon(cfg.set);
+    let done = AtomicUsize::new(0);
+    let fits: Vec<(Vec<f32>, StageFit)> = (0..N_STAGES)
+        .into_par_iter()
+        .map(|s| {
+            let r = fit_stage(by_empties, s, cfg);
+            let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if cfg.progress {
+                eprintln!(
+                    "train: stage {s:2} done ({d}/{N_STAGES}): {} positions, mse {:.2} -> {:.2}",
+                    r.1.samples,
+                    r.1.mse.first().copied().unwrap_or(0.0),
+                    r.1.mse.last().copied().unwrap_or(0.0)
+                );
+            }
+            r
+        })
+        .collect();
+    let mut w = Weights::zeros(cfg.set);
+    let mut reports = Vec::new();
+    for (s, (ws, rep)) in fits.into_iter().enumerate() {
+        for (dst, &x) in w.data[s * c.size..(s + 1) * c.size].iter_mut().zip(&ws) {
+            *dst = (x * SCALE as f32)
+                .round()
+                .clamp(i16::MIN as f32, i16::MAX as f32) as i16;
+        }
+        reports.push(rep);
+    }
+    (w, reports)
+}
+
+fn fit_stage(by_empties: &[Vec<Sample>], stage: usize, cfg: &FitConfig) -> (Vec<f32>, StageFit) {
+    let c = canon(cfg.set);
+    let nf = cfg.set.n_features();
+    let (lo, hi) = stage_window(stage, cfg.margin);
+    let n: usize = by_empties
+        .iter()
+        .enumerate()
+        .filter(|(e, _)| (lo..=hi).contains(&(*e as u32)))
+        .map(|(_, v)| v.len())
+        .sum();
+    let mut idx: Vec<u32> = Vec::with_capacity(n * nf);
+    let mut labels: Vec<f32> = Vec::with_capacity(n);
+    let mut counts = vec![0f32; c.size];
+    let mut raw = [0u32; 49];
+    for (e, v) in by_empties.iter().enumerate() {
+        if !(lo..=hi).contains(&(e as u32)) {
+            continue;
+        }
+        for smp in v {
+            raw_features(smp.player, smp.opponent, cfg.set.mobility(), &mut raw);
+            for &r in &raw[..nf] {
+                let i = c.map[r as usize];
+                idx.push(i);
+                counts[i as usize] += 1.0;
+            }
+            labels.push(smp.label as f32);
+        }
+    }
+    let mut w = vec![0f32; c.size];
+    let mut vel = vec![0f32; c.size];
+    let mut grad = vec![0f32; c.size];
+    let inv: Vec<f32> = counts.iter().map(|&k| 1.0 / (k + cfg.lambda)).collect();
+    let mut mse = Vec::with_capacity(cfg.epochs + 1);
+    for epoch in 0..=cfg.epochs {
+        grad.iter_mut().for_each(|g| *g = 0.0);
+        let mut sse = 0f64;
+        for (k, &y) in labels.iter().enumerate() {
+            let f = &idx[k * nf..(k + 1) * nf];
+            let pred: f32 = f.iter().map(|&i| w[i as usize]).sum();
+            let r = pred - y;
+            sse += (r * r) as f64;
+            for &i in f {
+                grad[i as usize] += r;
+            }
+        }
+        mse.push(if n > 0 { sse / n as f64 } else { 0.0 });
+        if epoch == cfg.epochs {
+            break;
+        }
+        for i in 0..c.size {
+            let g = (grad[i] + cfg.lambda * w[i]) * inv[i];
+            vel[i] = cfg.momentum * vel[i] - cfg.rate * g;
+            w[i] += vel[i];
+        }
+        if cfg.progress && epoch % 50 == 0 && epoch > 0 {
+            eprintln!(
+                "train: stage {stage:2} epoch {epoch:4}/{}: mse {:.3}",
+                cfg.epochs, mse[epoch]
+            );
+        }
+    }
+    let rep = StageFit {
+        stage,
+        samples: n,
+        mse,
+    };
+    (w, rep)
+}

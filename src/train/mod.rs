@@ -1,0 +1,337 @@
+//! `annex train`: builds training positions from public game records,
+//! labels them, fits the pattern weights per stage and writes a weights
+//! file.
+//!
+//! Sources: the WTHOR database (`wthor/*.wtb`) and Logistello's
+//! `logistello/logbook.gam.gz`. A held-out split of the games (chosen by a
+//! hash of the seed and the game number) is never trained on; its
+//! positions give the held-out error printed at the end.
+//!
+//! Labels (disc difference for the side to move), best truth first:
+//! * with `solve_empties = K > 0`: every position of the game with at most
+//!   K empties is solved exactly by the engine's endgame solver; earlier
+//!   positions get the exact value of the game's first position with at
+//!   most K empties (the game result corrected by perfect play from there);
+//! * WTHOR positions with at least 24 empties: the theoretical score
+//!   (perfect play from 24 empties, computed by the FFO) when present;
+//! * otherwise the final result (Logistello's endgames were solved by the
+//!   program, so its results are near-exact late in the game).
+
+pub mod data;
+pub mod fit;
+pub mod measure;
+
+use crate::board::Board;
+use crate::engine::Engine;
+use crate::eval::pattern::{stage_of, N_STAGES};
+use crate::eval::{PatternEval, SCALE};
+use crate::position::Position;
+use crate::search::{Limits, SolveMode};
+use data::{read_logbook, read_wthor, replay, Game};
+use fit::{FitConfig, Sample, StageFit};
+use rayon::prelude::*;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Where the games come from and how to split them.
+#[derive(Clone, Debug)]
+pub struct TrainConfig {
+    /// The shared data folder (with `wthor/` and `logistello/`).
+    pub data_dir: PathBuf,
+    /// Use the WTHOR database.
+    pub wthor: bool,
+    /// Use Logistello's logbook.
+    pub logbook: bool,
+    /// Use at most this many games of each source (0 = all).
+    pub max_games: usize,
+    /// Percentage of games held out.
+    pub holdout_percent: u64,
+    /// Seed of the held-out split.
+    pub seed: u64,
+    /// Solve positions with at most this many empties exactly (0 = no solver).
+    pub solve_empties: u32,
+    /// Fitting parameters.
+    pub fit: FitConfig,
+}
+
+/// An exact solver for labels: a one-thread engine whose events are dropped.
+pub struct Solver {
+    engine: Engine,
+}
+
+impl Default for Solver {
+    fn default() -> Solver {
+        Solver::new()
+    }
+}
+
+impl Solver {
+    /// A solver with a 16 MiB table.
+    pub fn new() -> Solver {
+        let (tx, _) = crossbeam_channel::unbounded();
+        let mut engine = Engine::new(tx);
+        // Hash 16 is always valid; ignore the impossible error.
+        let _ = engine.set_option("Hash", "16");
+        Solver { engine }
+    }
+
+    /// Clears the table (between games).
+    pub fn new_game(&mut self) {
+        self.engine.new_game();
+    }
+
+    /// Exact final disc difference for the side to move (winner gets the
+    /// empties).
+    pub fn solve(&mut self, b: &Board) -> i32 {
+        let pos = Position {
+            board: *b,
+            side: crate::board::Color::Black,
+        };
+        let limits = Limits {
+            solve: Some(SolveMode::Exact),
+            ..Limits::default()
+        };
+        let bm = self.engine.search_sync(pos, limits);
+        if bm.best.is_pass() && b.legal_moves() == 0 {
+            let pass = b.pass();
+            if pass.legal_moves() == 0 {
+                return final_diff(b);
+            }
+            return -self.solve(&pass);
+        }
+        bm.score
+    }
+}
+
+fn final_diff(b: &Board) -> i32 {
+    let p = b.player.count_ones() as i32;
+    let o = b.opponent.count_ones() as i32;
+    let e = 64 - p - o;
+    match p.cmp(&o) {
+        std::cmp::Ordering::Greater => p - o + e,
+        std::cmp::Ordering::Less => p - o - e,
+        std::cmp::Ordering::Equal => 0,
+    }
+}
+
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// Whether game number `i` (in load order) is held out.
+pub fn is_held_out(i: usize, seed: u64, percent: u64) -> bool {
+    mix(seed ^ mix(i as u64)) % 100 < percent
+}
+
+/// Loads the games of the configured sources, WTHOR years in order then
+/// the logbook.
+pub fn load_games(cfg: &TrainConfig) -> Result<Vec<Game>, String> {
+    let mut games = Vec::new();
+    if cfg.wthor {
+        let dir = cfg.data_dir.join("wthor");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x.eq_ignore_ascii_case("wtb")))
+            .collect();
+        files.sort();
+        let mut w = Vec::new();
+        for f in &files {
+            let b = std::fs::read(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
+            w.extend(read_wthor(&b).map_err(|e| format!("{}: {e}", f.display()))?);
+        }
+        if cfg.max_games > 0 {
+            w.truncate(cfg.max_games);
+        }
+        log::info!("{} WTHOR games from {} files", w.len(), files.len());
+        games.extend(w);
+    }
+    if cfg.logbook {
+        let p = cfg.data_dir.join("logistello/logbook.gam.gz");
+        let text = read_gz(&p)?;
+        let (mut l, bad) = read_logbook(&text);
+        if cfg.max_games > 0 {
+            l.truncate(cfg.max_games);
+        }
+        log::info!("{} logbook games ({bad} lines skipped)", l.len());
+        games.extend(l);
+    }
+    Ok(games)
+}
+
+/// Reads a gzip-compressed text file.
+pub fn read_gz(p: &Path) -> Result<String, String> {
+    let f = std::fs::File::open(p).map_err(|e| format!("cannot open {}: {e}", p.display()))?;
+    let mut s = String::new();
+    flate2::read::GzDecoder::new(f)
+        .read_to_string(&mut s)
+        .map_err(|e| format!("cannot decompress {}: {e}", p.display()))?;
+    Ok(s)
+}
+
+/// Training positions of one game with their labels (empty if the game
+/// does not replay).
+pub fn game_samples(g: &Game) -> Vec<Sample> {
+    game_samples_solved(g, 0, None)
+}
+
+/// Training positions of one game, solving positions with at most
+/// `solve_empties` empties with `solver` (see the module documentation).
+pub fn game_samples_solved(
+    g: &Game,
+    solve_empties: u32,
+    solver: Option<&mut Solver>,
+) -> Vec<Sample> {
+    let Some(pos) = replay(g) else {
+        return Vec::new();
+    };
+    // Exact values (for Black) of the positions with few empties.
+    let mut exact: Vec<Option<i32>> = vec![None; pos.len()];
+    let mut corrected = None;
+    if let Some(solver) = solver {
+        if solve_empties > 0 {
+            solver.new_game();
+            for (i, gp) in pos.iter().enumerate() {
+                if gp.board.empties() <= solve_empties {
+                    let v = solver.solve(&gp.board);
+                    let vb = if gp.black { v } else { -v };
+                    exact[i] = Some(vb);
+                    corrected.get_or_insert(vb);
+                }
+            }
+        }
+    }
+    pos.iter()
+        .zip(&exact)
+        .map(|(gp, ex)| {
+            let e = gp.board.empties();
+            let black_label = match (ex, g.theoretical, corrected) {
+                (Some(v), _, _) => *v,
+                (None, Some(t), _) if e >= g.theoretical_empties => t,
+                (None, _, Some(c)) => c,
+                _ => g.result,
+            };
+            let label = if gp.black { black_label } else { -black_label };
+            Sample {
+                player: gp.board.player,
+                opponent: gp.board.opponent,
+                label: label.clamp(-64, 64) as i8,
+            }
+        })
+        .collect()
+}
+
+/// Positions of the given games bucketed by empties (`0..=60`).
+pub fn bucket(games: &[&Game]) -> Vec<Vec<Sample>> {
+    bucket_solved(games, 0, false)
+}
+
+/// As [`bucket`], labelling with the solver from `solve_empties` empties
+/// (in parallel; the labels do not depend on the thread count).
+pub fn bucket_solved(games: &[&Game], solve_empties: u32, progress: bool) -> Vec<Vec<Sample>> {
+    let t = Instant::now();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let per_game: Vec<Vec<Sample>> = if solve_empties == 0 {
+        games.iter().map(|g| game_samples(g)).collect()
+    } else {
+        games
+            .par_iter()
+            .map_init(Solver::new, |solver, g| {
+                let s = game_samples_solved(g, solve_empties, Some(solver));
+                let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                if progress && d.is_multiple_of(10_000) {
+                    eprintln!(
+                        "train: solved {d}/{} games ({:.0} s)",
+                        games.len(),
+                        t.elapsed().as_secs_f64()
+                    );
+                }
+                s
+            })
+            .collect()
+    };
+    let mut by = vec![Vec::new(); 61];
+    for s in per_game.into_iter().flatten() {
+        by[(s.empties() as usize).min(60)].push(s);
+    }
+    by
+}
+
+/// Mean absolute error (discs) per stage of an evaluation on labelled
+/// positions: `(stage, positions, mae)`.
+pub fn mae_by_stage(eval: &PatternEval, by_empties: &[Vec<Sample>]) -> Vec<(usize, usize, f64)> {
+    let mut sum = [0f64; N_STAGES];
+    let mut cnt = [0usize; N_STAGES];
+    for v in by_empties {
+        for s in v {
+            let b = crate::board::Board::new(s.player, s.opponent);
+            let st = stage_of(s.empties());
+            let e = eval.evaluate(&b) as f64 / SCALE as f64;
+            sum[st] += (e - s.label as f64).abs();
+            cnt[st] += 1;
+        }
+    }
+    (0..N_STAGES)
+        .map(|s| (s, cnt[s], sum[s] / cnt[s].max(1) as f64))
+        .collect()
+}
+
+/// The result of a training run.
+#[derive(Debug)]
+pub struct TrainReport {
+    /// The fitted weights.
+    pub weights: crate::eval::Weights,
+    /// Per-stage fit reports.
+    pub stages: Vec<StageFit>,
+    /// Held-out MAE per stage, `(stage, positions, mae)`.
+    pub held_out: Vec<(usize, usize, f64)>,
+    /// Games trained on / held out.
+    pub games: (usize, usize),
+}
+
+/// Loads, labels, splits and fits.
+pub fn train(cfg: &TrainConfig) -> Result<TrainReport, String> {
+    let t = Instant::now();
+    let games = load_games(cfg)?;
+    if games.is_empty() {
+        return Err("no games to train on".into());
+    }
+    let (mut tr, mut ho) = (Vec::new(), Vec::new());
+    for (i, g) in games.iter().enumerate() {
+        if is_held_out(i, cfg.seed, cfg.holdout_percent) {
+            ho.push(g);
+        } else {
+            tr.push(g);
+        }
+    }
+    let train_set = bucket_solved(&tr, cfg.solve_empties, cfg.fit.progress);
+    let held_set = bucket_solved(&ho, cfg.solve_empties, false);
+    let n: usize = train_set.iter().map(Vec::len).sum();
+    if cfg.fit.progress {
+        eprintln!(
+            "train: {} games ({} held out), {n} training positions, loaded in {:.1} s",
+            games.len(),
+            ho.len(),
+            t.elapsed().as_secs_f64()
+        );
+    }
+    let (weights, stages) = fit::fit(&train_set, &cfg.fit);
+    let eval = PatternEval::new(&weights);
+    let held_out = mae_by_stage(&eval, &held_set);
+    if cfg.fit.progress {
+        for (s, c, m) in &held_out {
+            eprintln!("train: held-out stage {s:2}: {c:7} positions, MAE {m:.2} discs");
+        }
+        eprintln!("train: total {:.1} s", t.elapsed().as_secs_f64());
+    }
+    Ok(TrainReport {
+        weights,
+        stages,
+        held_out,
+        games: (tr.len(), ho.len()),
+    })
+}

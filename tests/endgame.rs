@@ -1,0 +1,148 @@
+//! Exact and WLD endgame solving against third-party suites: FFO #1-#19
+//! (Edax `problem/`), a sample of Edax's "hard" 20-empties set, and FFO
+//! #40-#59 (`#[ignore]`, long).
+
+use crate::util::read_data;
+use annex::engine::Engine;
+use annex::position::ObfLine;
+use annex::search::{Limits, SolveMode};
+use std::time::Instant;
+
+fn suite(rel: &str) -> Vec<ObfLine> {
+    read_data(rel)
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#') && !l.starts_with('%'))
+        .map(|l| {
+            l.parse()
+                .unwrap_or_else(|e| panic!("bad OBF line {l}: {e}"))
+        })
+        .collect()
+}
+
+fn engine(threads: usize) -> Engine {
+    let (tx, _rx) = crossbeam_channel::unbounded();
+    // The receiver is dropped: events are discarded, search_sync returns the result.
+    let mut e = Engine::new(tx);
+    e.set_option("Hash", "32").unwrap();
+    e.set_option("Threads", &threads.to_string()).unwrap();
+    e
+}
+
+/// Solves each line exactly: the score must equal the listed best score and
+/// the move must be one of the listed best moves.
+fn solve_lines(lines: &[(usize, ObfLine)], threads: usize) {
+    let mut e = engine(threads);
+    for (i, l) in lines {
+        e.new_game();
+        let t = Instant::now();
+        let limits = Limits {
+            solve: Some(SolveMode::Exact),
+            ..Limits::default()
+        };
+        let r = e.search_sync(l.position, limits);
+        let want = l.best_score().unwrap();
+        eprintln!(
+            "#{i} empties {} best {} score {} want {want} nodes {} {:.2}s",
+            l.position.board.empties(),
+            r.best,
+            r.score,
+            r.nodes,
+            t.elapsed().as_secs_f64()
+        );
+        assert!(r.exact, "#{i}: not exact");
+        assert_eq!(r.score, want, "#{i}: wrong score");
+        assert!(
+            l.best_moves().contains(&r.best),
+            "#{i}: {} not among {:?}",
+            r.best,
+            l.best_moves()
+        );
+    }
+}
+
+#[test]
+fn ffo_1_19_exact() {
+    let lines: Vec<_> = suite("endgame/ffo/fforum-1-19.obf")
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l))
+        .collect();
+    assert_eq!(lines.len(), 19);
+    solve_lines(&lines, 1);
+}
+
+/// The same with two threads (split points): results must not change.
+#[test]
+fn ffo_1_19_exact_two_threads() {
+    let lines: Vec<_> = suite("endgame/ffo/fforum-1-19.obf")
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l))
+        .collect();
+    solve_lines(&lines, 2);
+}
+
+/// Every 23rd position of Edax's hard 20-empties set (12 positions).
+#[test]
+fn edax_hard_20_sample() {
+    let all = suite("endgame/edax_hard/hard-20.obf");
+    assert!(all.len() >= 270);
+    let lines: Vec<_> = all
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % 23 == 0)
+        .map(|(i, l)| (i + 1, l))
+        .collect();
+    solve_lines(&lines, 1);
+}
+
+/// WLD solves agree with the listed exact scores (sign), FFO #1-#19.
+#[test]
+fn ffo_1_19_wld() {
+    let mut e = engine(1);
+    for (i, l) in suite("endgame/ffo/fforum-1-19.obf").iter().enumerate() {
+        e.new_game();
+        let r = e.search_sync(
+            l.position,
+            Limits {
+                solve: Some(SolveMode::Wld),
+                ..Limits::default()
+            },
+        );
+        let want = l.best_score().unwrap();
+        assert!(r.wld);
+        assert_eq!(r.score.signum(), want.signum(), "#{}", i + 1);
+        let s = l.scores.iter().find(|x| x.0 == r.best).map(|x| x.1);
+        assert_eq!(
+            s.map(i32::signum),
+            Some(want.signum()),
+            "#{} move {}",
+            i + 1,
+            r.best
+        );
+    }
+}
+
+/// FFO #20-#39 exact (long: `cargo test --release -- --ignored ffo_20_39`).
+#[test]
+#[ignore = "long: about a minute per position on a loaded 2-core machine"]
+fn ffo_20_39_exact() {
+    let lines: Vec<_> = suite("endgame/ffo/fforum-20-39.obf")
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| (i + 20, l))
+        .collect();
+    solve_lines(&lines, 2);
+}
+
+/// FFO #40-#59 exact (very long: `cargo test --release -- --ignored ffo_40_59`).
+#[test]
+#[ignore = "very long: hours on a 2-core machine; `annex solve` reports times"]
+fn ffo_40_59_exact() {
+    let lines: Vec<_> = suite("endgame/ffo/fforum-40-59.obf")
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| (i + 40, l))
+        .collect();
+    solve_lines(&lines, 2);
+}

@@ -1,0 +1,358 @@
+//! Search behaviour through the engine facade: legal moves under every rule
+//! option, passes and finished games, reproducibility, stop, ponder,
+//! multi-PV, and WLD against exact results.
+
+use annex::board::Board;
+use annex::engine::{Engine, EngineEvent};
+use annex::moves::{play_unchecked, Move};
+use annex::position::Position;
+use annex::rules::RuleSet;
+use annex::search::{Limits, SolveMode};
+use crossbeam_channel::Receiver;
+use std::time::{Duration, Instant};
+
+fn engine() -> (Engine, Receiver<EngineEvent>) {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let mut e = Engine::new(tx);
+    e.set_option("Hash", "8").unwrap();
+    (e, rx)
+}
+
+fn depth(d: u32) -> Limits {
+    Limits {
+        depth: Some(d),
+        ..Limits::default()
+    }
+}
+
+/// A small deterministic generator for random games.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+/// Random positions of a game under `rules`, with `plies` plies played.
+fn random_position(rules: &RuleSet, plies: usize, rng: &mut Rng) -> Position {
+    let mut p = Position::start(rules);
+    for _ in 0..plies {
+        let l = p.legal_moves(rules);
+        if l.is_empty() {
+            if p.is_game_over(rules) {
+                break;
+            }
+            p = p.play_unchecked(rules, Move::PASS);
+            continue;
+        }
+        let m = l.as_slice()[(rng.next() % l.len() as u64) as usize];
+        p = p.play_unchecked(rules, m);
+    }
+    p
+}
+
+/// Every rule option: the search returns a legal move (or a pass exactly
+/// when there is none), at midgame depths, in the placement plies of the
+/// free start, and solving the end of the game.
+#[test]
+fn legal_moves_under_every_rule_option() {
+    let opts: [(&str, &[&str]); 4] = [
+        ("start", &["diagonal", "parallel", "free"]),
+        ("flips", &["all", "one-line"]),
+        ("tie", &["draw", "second"]),
+        ("scoring", &["wof", "count"]),
+    ];
+    let mut rng = Rng(0x1234_5678_9abc_def1);
+    for (name, values) in opts {
+        for v in values.iter() {
+            let (mut e, _rx) = engine();
+            e.set_option(name, v).unwrap();
+            let rules = e.rules();
+            for plies in [0, 1, 2, 3, 4, 5, 20, 44, 50, 56, 60] {
+                let pos = random_position(&rules, plies, &mut rng);
+                let legal = pos.legal_moves(&rules);
+                let r = e.search_sync(pos, depth(4));
+                if legal.is_empty() {
+                    assert_eq!(r.best, Move::PASS, "{name} {v} ply {plies}");
+                } else {
+                    assert!(
+                        legal.contains(r.best),
+                        "{name} {v}: {} illegal in {pos}",
+                        r.best
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The final score of a finished game, and a pass when the side to move
+/// has no move.
+#[test]
+fn passes_and_finished_games() {
+    let (mut e, _rx) = engine();
+    let rules = e.rules();
+    // X to move has no move; O has one (b1 X, a1 O: O plays c1).
+    let pass_pos = Position::from_colors(2, 1, annex::board::Color::Black);
+    assert!(pass_pos.must_pass(&rules));
+    let r = e.search_sync(pass_pos, depth(5));
+    assert_eq!(r.best, Move::PASS);
+    // Game over: X a1 b1 c1, O h8, 60 empty: X wins 62 under wof.
+    let over = Position::from_colors(7, 1 << 63, annex::board::Color::White);
+    assert!(over.is_game_over(&rules));
+    let r = e.search_sync(over, depth(5));
+    assert_eq!(r.best, Move::PASS);
+    assert!(r.exact);
+    assert_eq!(r.score, -62);
+    e.set_option("Scoring", "count").unwrap();
+    let r = e.search_sync(over, depth(5));
+    assert_eq!(r.score, -2);
+}
+
+/// Exact score by brute-force minimax (independent of the search), for
+/// small endgames under any rule set; tie=second handled as the search
+/// documents (tie = ±half a disc for the side to move).
+fn brute(b: &Board, rules: &RuleSet, o_to_move: bool) -> i32 {
+    let list = annex::moves::MoveList::generate(b, rules);
+    if list.is_empty() {
+        let passed = b.pass();
+        if annex::moves::MoveList::generate(&passed, rules).is_empty() {
+            let d = b.final_score(rules.scoring) * 2;
+            if d == 0 && rules.tie == annex::rules::Tie::Second {
+                return if o_to_move { 1 } else { -1 };
+            }
+            return d;
+        }
+        return -brute(&passed, rules, !o_to_move);
+    }
+    list.iter()
+        .map(|m| -brute(&play_unchecked(b, rules, m), rules, !o_to_move))
+        .max()
+        .unwrap()
+}
+
+/// Exact solves of 9-10 empties agree with brute force under every
+/// flips/tie/scoring combination, and WLD agrees in sign.
+#[test]
+fn exact_and_wld_match_brute_force() {
+    let mut rng = Rng(77);
+    for flips in ["all", "one-line"] {
+        for tie in ["draw", "second"] {
+            for scoring in ["wof", "count"] {
+                let (mut e, _rx) = engine();
+                e.set_option("flips", flips).unwrap();
+                e.set_option("tie", tie).unwrap();
+                e.set_option("scoring", scoring).unwrap();
+                let rules = e.rules();
+                for _ in 0..4 {
+                    let pos = random_position(&rules, 51, &mut rng);
+                    if pos.legal_moves(&rules).is_empty() {
+                        continue;
+                    }
+                    let o = pos.side == annex::board::Color::White;
+                    let want = brute(&pos.board, &rules, o);
+                    let exact = Limits {
+                        solve: Some(SolveMode::Exact),
+                        ..Limits::default()
+                    };
+                    let r = e.search_sync(pos, exact);
+                    assert!(r.exact);
+                    let got = 2 * r.score
+                        + match r.tie {
+                            Some(true) => 1,
+                            Some(false) => -1,
+                            None => 0,
+                        };
+                    assert_eq!(got, want, "{flips} {tie} {scoring} {pos}");
+                    let child = pos.play(&rules, r.best).unwrap().1;
+                    assert_eq!(
+                        -brute(&child.board, &rules, !o),
+                        want,
+                        "best move {}",
+                        r.best
+                    );
+                    e.new_game();
+                    let wld = Limits {
+                        solve: Some(SolveMode::Wld),
+                        ..Limits::default()
+                    };
+                    let w = e.search_sync(pos, wld);
+                    assert!(w.wld);
+                    let sign = 2 * w.score
+                        + match w.tie {
+                            Some(true) => 1,
+                            Some(false) => -1,
+                            None => 0,
+                        };
+                    assert_eq!(
+                        sign.signum(),
+                        want.signum(),
+                        "WLD {flips} {tie} {scoring} {pos}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// `go nodes` on one thread: same move and node count twice in a row and
+/// after a new game (Stockfish's reprosearch).
+#[test]
+fn node_limited_search_is_reproducible() {
+    let rules = RuleSet::default();
+    let positions = [
+        Position::from_transcript("f5d6c3d3c4f4", &rules).unwrap(),
+        Position::from_transcript("f5f6e6f4e3c5c4e7", &rules).unwrap(),
+    ];
+    let run = |e: &mut Engine| -> Vec<(Move, u64)> {
+        let mut out = Vec::new();
+        for n in [5_000u64, 20_000, 60_000] {
+            for p in positions {
+                let r = e.search_sync(
+                    p,
+                    Limits {
+                        nodes: Some(n),
+                        ..Limits::default()
+                    },
+                );
+                out.push((r.best, r.nodes));
+            }
+        }
+        out
+    };
+    let (mut e, _rx) = engine();
+    e.new_game();
+    let a = run(&mut e);
+    e.new_game();
+    let b = run(&mut e);
+    assert_eq!(a, b);
+    let (mut e2, _rx2) = engine();
+    assert_eq!(run(&mut e2), a);
+}
+
+/// `stop` ends a deep search promptly, with a legal move; infinite and
+/// ponder searches hold their BestMove until stop / ponderhit.
+#[test]
+fn stop_and_hold() {
+    let (mut e, rx) = engine();
+    let rules = e.rules();
+    let pos = Position::from_transcript("f5d6c3d3c4f4f6f3e6e7", &rules).unwrap();
+    e.go(
+        pos,
+        Limits {
+            infinite: true,
+            ..Limits::default()
+        },
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(e.is_searching());
+    assert!(!rx
+        .try_iter()
+        .any(|ev| matches!(ev, EngineEvent::BestMove(_))));
+    let t = Instant::now();
+    e.stop_handle().stop();
+    let ev = rx
+        .iter()
+        .find(|ev| matches!(ev, EngineEvent::BestMove(_)))
+        .unwrap();
+    let waited = t.elapsed();
+    assert!(waited < Duration::from_secs(2), "stop took {waited:?}");
+    if let EngineEvent::BestMove(b) = ev {
+        assert!(pos.legal_moves(&rules).contains(b.best));
+    }
+    e.wait();
+    assert!(!e.is_searching());
+    // Ponder: a shallow search finishes but holds until ponderhit.
+    e.go(
+        pos,
+        Limits {
+            ponder: true,
+            depth: Some(2),
+            ..Limits::default()
+        },
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!rx
+        .try_iter()
+        .any(|ev| matches!(ev, EngineEvent::BestMove(_))));
+    e.ponderhit();
+    let got = rx.recv_timeout(Duration::from_secs(5));
+    let mut seen = matches!(got, Ok(EngineEvent::BestMove(_)));
+    while !seen {
+        match rx.recv_timeout(Duration::from_secs(5)) {
+            Ok(EngineEvent::BestMove(_)) => seen = true,
+            Ok(_) => {}
+            Err(_) => panic!("no BestMove after ponderhit"),
+        }
+    }
+    e.wait();
+    // Options cannot change during a search, and a movetime is obeyed.
+    e.go(
+        pos,
+        Limits {
+            movetime: Some(Duration::from_millis(200)),
+            ..Limits::default()
+        },
+    );
+    let t = Instant::now();
+    assert!(e.set_option("Hash", "2").is_err() || !e.is_searching());
+    e.wait();
+    assert!(t.elapsed() < Duration::from_secs(3));
+}
+
+/// Multi-PV: lines best first, each an exact score of its first move.
+#[test]
+fn multipv_lines() {
+    let (mut e, _rx) = engine();
+    let rules = e.rules();
+    let pos = Position::from_transcript("f5d6c3d3c4f4f6f3e6e7", &rules).unwrap();
+    let r = e.search_sync(
+        pos,
+        Limits {
+            depth: Some(5),
+            multipv: 3,
+            ..Limits::default()
+        },
+    );
+    assert_eq!(r.lines.len(), 3);
+    assert!(r.lines.windows(2).all(|w| w[0].score >= w[1].score));
+    let firsts: Vec<Move> = r.lines.iter().map(|l| l.pv[0]).collect();
+    assert!(firsts[0] != firsts[1] && firsts[1] != firsts[2]);
+    assert_eq!(r.best, firsts[0]);
+}
+
+/// Two threads (split points in the midgame and endgame): legal moves, and
+/// the same exact score as one thread.
+#[test]
+fn two_threads_agree() {
+    let (mut e1, _r1) = engine();
+    let (mut e2, _r2) = engine();
+    e2.set_option("Threads", "2").unwrap();
+    let rules = e1.rules();
+    let mut rng = Rng(4242);
+    for plies in [20, 30, 44, 46, 48] {
+        let pos = random_position(&rules, plies, &mut rng);
+        let legal = pos.legal_moves(&rules);
+        if legal.is_empty() {
+            continue;
+        }
+        let lim = if plies >= 44 {
+            Limits {
+                solve: Some(SolveMode::Exact),
+                ..Limits::default()
+            }
+        } else {
+            depth(7)
+        };
+        let a = e1.search_sync(pos, lim.clone());
+        let b = e2.search_sync(pos, lim);
+        assert!(legal.contains(a.best) && legal.contains(b.best));
+        if plies >= 44 {
+            assert!(a.exact && b.exact);
+            assert_eq!(a.score, b.score, "{pos}");
+        }
+    }
+}
