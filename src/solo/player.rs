@@ -20,13 +20,22 @@
 //!    the policy never peeks at face-down tiles), and record the final score.
 //!    The same deals and the same random stream serve every move (common
 //!    random numbers), so the comparison between moves has little noise.
-//! 3. Play the move with the best mean.
+//! 3. Play the move with the best mean, after taking `risk_penalty` tiles
+//!    (default 3) off every move on a square the rollout policy avoids
+//!    (below). The rollouts under-rate those risks — a blind disc beside an
+//!    edge tile loses it half the time, yet the rollouts after the
+//!    alternatives make the same mistakes often enough to hide it. Measured
+//!    on seeds 1..100 and 1001..1100 with 16 rollouts: 22.98 / 23.10 tiles
+//!    without the penalty, 23.34 / 23.45 with 0.3, 23.56 / 23.58 with 3,
+//!    23.55 / 23.62 with 10; under the variant score 195.0 / 195.3 without,
+//!    213.2 / 211.4 with 3 tiles (27 points).
 //!
 //! Because rollouts never peek, this avoids the "strategy fusion" error of
 //! perfect-information determinization (solving each sampled deal as if the
 //! tiles were known): each estimate is an unbiased estimate of the value of
 //! "this move, then the rollout policy", so the player is one step of
-//! policy improvement over its rollout policy.
+//! policy improvement over its rollout policy (before the hand-set risk
+//! penalty of step 3, which is a prior, not an estimate).
 //!
 //! Rollout policy (cheap, bitboard-only, sees no hidden tile):
 //! - win the most valuable tile available now (by the objective); but when
@@ -46,9 +55,12 @@
 //! ([`SoloState::is_settled`]).
 //!
 //! Limits: the estimate is only as good as the rollout policy (one step of
-//! improvement, not an optimal policy); the variant's all-blanks bonus is
-//! seen only through the rollouts; the cost is `moves × rollouts` rollouts
-//! per decision. The player never stops early: stopping can never raise the
+//! improvement, not an optimal policy); the risk penalty and the avoided
+//! squares are hand-made rules tuned on a few hundred games, not learned;
+//! the variant's all-blanks bonus is seen only through the rollouts; the
+//! cost is `moves × rollouts` rollouts per decision (no tree, no reuse
+//! between moves). An expectimax over chance nodes was not built, so
+//! there is no measurement of how far this is from optimal play. The player never stops early: stopping can never raise the
 //! score, so it plays until the score is settled.
 //!
 //! Determinism: every random choice comes from [`Rng`] seeded by the
@@ -59,6 +71,9 @@ use super::{Deal, Objective, SoloError, SoloGame, SoloMove, SoloState};
 use crate::bitboard::{shift, Squares};
 use crate::board::Color;
 use crate::square::{Direction, Square};
+
+/// Variant points per tile (220 / 24, rounded), to scale the risk penalty.
+const VARIANT_PER_TILE: f64 = 9.0;
 
 /// Something that chooses moves in the solo puzzle.
 pub trait SoloPlayer {
@@ -108,7 +123,7 @@ impl SoloPlayer for RandomPlayer {
 }
 
 /// Settings of the Monte-Carlo player.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MonteCarloConfig {
     /// Sampled deals (one rollout each) per legal move.
     pub rollouts: u32,
@@ -116,6 +131,9 @@ pub struct MonteCarloConfig {
     pub objective: Objective,
     /// Seed of every random choice.
     pub seed: u64,
+    /// Tiles taken off the estimate of a move on an avoided square (see
+    /// the module documentation); scaled to the variant's units.
+    pub risk_penalty: f64,
 }
 
 impl Default for MonteCarloConfig {
@@ -124,6 +142,7 @@ impl Default for MonteCarloConfig {
             rollouts: 32,
             objective: Objective::Tiles,
             seed: 0,
+            risk_penalty: 3.0,
         }
     }
 }
@@ -158,9 +177,20 @@ impl MonteCarlo {
         let base = mix(self.cfg.seed ^ mix(played));
         let mut deal_rng = Rng::new(base);
         let deals: Vec<Deal> = (0..n).map(|_| Deal::sample(state, &mut deal_rng)).collect();
+        let unit = match self.cfg.objective {
+            Objective::Tiles => 1.0,
+            Objective::Variant => VARIANT_PER_TILE,
+        };
+        let avoid = avoid_squares(state);
         let mut out: Vec<(SoloMove, f64)> = moves
             .iter()
             .map(|&m| {
+                let k = usize::from(m.color == Color::White);
+                let penalty = if avoid[k] & m.square.bit() != 0 {
+                    self.cfg.risk_penalty * unit
+                } else {
+                    0.0
+                };
                 let mut total = 0u64;
                 for (i, deal) in deals.iter().enumerate() {
                     let mut s = state.clone();
@@ -168,7 +198,7 @@ impl MonteCarlo {
                     let mut rng = Rng::new(mix(base ^ (i as u64 + 1)));
                     total += u64::from(rollout(&mut s, deal, &mut rng, self.cfg.objective));
                 }
-                (m, total as f64 / f64::from(n))
+                (m, total as f64 / f64::from(n) - penalty)
             })
             .collect();
         out.sort_by(|a, b| b.1.total_cmp(&a.1));

@@ -49,6 +49,9 @@ pub struct SoloArgs {
     /// Sampled deals per legal move for the Monte-Carlo player.
     #[arg(long, default_value_t = 32)]
     pub rollouts: u32,
+    /// Tiles taken off the Monte-Carlo estimate of a risky move.
+    #[arg(long, default_value_t = 3.0)]
+    pub risk_penalty: f64,
     /// Play one game yourself, reading moves from stdin.
     #[arg(long)]
     pub interactive: bool,
@@ -81,6 +84,7 @@ impl SoloArgs {
                 rollouts: self.rollouts.max(1),
                 objective: self.objective(),
                 seed,
+                risk_penalty: self.risk_penalty,
             }))),
             "random" => Ok(Box::new(RandomPlayer::new(seed))),
             p => Err(format!("unknown player '{p}' (expected mc or random)")),
@@ -279,6 +283,7 @@ pub fn interactive(input: impl BufRead, out: &mut impl Write, a: &SoloArgs) -> R
                     rollouts: a.rollouts.max(1),
                     objective: obj,
                     seed: a.seed,
+                    risk_penalty: a.risk_penalty,
                 });
                 let v: Vec<String> = p
                     .evaluate(game.state())
