@@ -185,11 +185,14 @@ impl Gtp {
         self.engine.go(pos, limits);
         let mut best = None;
         let events = self.events.clone();
-        drain_until_best(&events, |ev| {
-            if let EngineEvent::BestMove(b) = ev {
+        let engine = &self.engine;
+        drain_until_best(&events, |ev| match ev {
+            Some(EngineEvent::BestMove(b)) => {
                 best = Some(b.best);
+                Ok(true)
             }
-            Ok(())
+            Some(_) => Ok(false),
+            None => Ok(!engine.is_searching()),
         })
         .map_err(|e| e.to_string())?;
         log::info!("genmove {:?} in {:?}", best, t.elapsed());

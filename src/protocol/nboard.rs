@@ -82,7 +82,19 @@ impl NBoard {
             {
                 rest.clear();
             }
-            drain_until_best(&events, |ev| self.event(ev, out))?;
+            drain_until_best(&events, |ev| match ev {
+                Some(ev) => {
+                    let done = matches!(ev, EngineEvent::BestMove(_));
+                    self.event(ev, out)?;
+                    Ok(done)
+                }
+                None if !self.engine.is_searching() => {
+                    log::error!("the search ended without a best move");
+                    self.running = None;
+                    Ok(true)
+                }
+                None => Ok(false),
+            })?;
         }
         Ok(())
     }

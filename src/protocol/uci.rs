@@ -74,8 +74,25 @@ impl Uci {
             return Ok(());
         }
         self.engine.stop();
+        self.drain(out)
+    }
+
+    /// Handles events until the running search's `BestMove`.
+    fn drain(&mut self, out: &mut Out) -> io::Result<()> {
         let events = self.events.clone();
-        drain_until_best(&events, |ev| self.event(ev, out))
+        drain_until_best(&events, |ev| match ev {
+            Some(ev) => {
+                let done = matches!(ev, EngineEvent::BestMove(_));
+                self.event(ev, out)?;
+                Ok(done)
+            }
+            None if !self.engine.is_searching() => {
+                log::error!("the search ended without a best move");
+                self.running = None;
+                Ok(true)
+            }
+            None => Ok(false),
+        })
     }
 
     fn identify(&mut self, out: &mut Out, ugi: bool) -> io::Result<()> {
@@ -417,7 +434,6 @@ impl Handler for Uci {
         if run.held {
             self.engine.stop();
         }
-        let events = self.events.clone();
-        drain_until_best(&events, |ev| self.event(ev, out))
+        self.drain(out)
     }
 }
