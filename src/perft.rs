@@ -536,39 +536,43 @@ fn run_parallel(
             return children.iter().map(work).collect();
         }
     };
-    // Expand each root child into tasks two plies deeper when deep enough.
+    // Expand each root child into tasks two plies deeper when deep enough,
+    // then count each task only once up to symmetry: under every rule set
+    // mirror-image positions have equal counts, and two threads must not
+    // count the same subtree side by side (from the start position the
+    // four first moves are mirror images of each other).
     let mut tasks: Vec<(usize, Board, u32)> = Vec::new();
-    let mut direct: Vec<usize> = Vec::new();
     for (i, (_, b, d)) in children.iter().enumerate() {
-        if *d >= 4 && table.is_some() {
+        if *d >= 4 {
             expand(b, rules, *d, 2, i, &mut tasks);
         } else {
-            direct.push(i);
+            tasks.push((i, *b, *d));
         }
     }
-    let mut totals = vec![0u64; children.len()];
-    pool.install(|| {
-        let part: Vec<(usize, u64)> = tasks
-            .par_iter()
-            .map(|(i, b, d)| {
-                let n = match table {
-                    Some(t) => Fast { conv, table: t }.root(b, *d),
-                    None => perft_general(b, rules, *d, conv),
-                };
-                (*i, n)
+    let mut jobs: Vec<(Board, u32)> = Vec::new();
+    let mut seen: std::collections::HashMap<(Board, u32), usize> = Default::default();
+    let job_of: Vec<usize> = tasks
+        .iter()
+        .map(|&(_, b, d)| {
+            *seen.entry((b.unique().0, d)).or_insert_with(|| {
+                jobs.push((b, d));
+                jobs.len() - 1
             })
-            .collect();
-        for (i, n) in part {
-            totals[i] += n;
-        }
-        let d: Vec<(usize, u64)> = direct
-            .par_iter()
-            .map(|&i| (i, work(&children[i]).1))
-            .collect();
-        for (i, n) in d {
-            totals[i] += n;
-        }
+        })
+        .collect();
+    let counts: Vec<u64> = pool.install(|| {
+        jobs.par_iter()
+            .with_max_len(1)
+            .map(|(b, d)| match table {
+                Some(t) => Fast { conv, table: t }.root(b, *d),
+                None => perft_general(b, rules, *d, conv),
+            })
+            .collect()
     });
+    let mut totals = vec![0u64; children.len()];
+    for (&(i, _, _), &j) in tasks.iter().zip(&job_of) {
+        totals[i] += counts[j];
+    }
     children
         .iter()
         .zip(totals)
