@@ -4,7 +4,7 @@
 //! `cargo bench --bench perft [-- DEPTH [THREADS [RUNS]]]` (default depth 11,
 //! 1 thread, 3 runs): the hashed counter of `annex perft`, median time.
 //!
-//! `cargo bench --bench perft -- options [DEPTH]` (default 9): the cost of
+//! `cargo bench --bench perft -- options [DEPTH]` (default 10): the cost of
 //! the rule options on the default path. It counts the same tree, without
 //! a table, twice: with the rule-aware move list (`MoveList::generate` and
 //! `play_unchecked`, which check the `start` and `flips` options) and with
@@ -14,6 +14,7 @@ use annex::board::Board;
 use annex::perft::{perft_general, perft_with, Convention, PerftOptions};
 use annex::position::Position;
 use annex::rules::RuleSet;
+use std::hint::black_box;
 use std::time::Instant;
 
 fn reference(depth: u32) -> Option<u64> {
@@ -72,10 +73,12 @@ fn options_overhead(depth: u32) {
     let r = RuleSet::default();
     let b = Position::start(&r).board;
     let want = reference(depth).expect("reference count (set ANNEX_DATA to shared/data)");
+    // black_box: the start board is a constant the optimiser could
+    // otherwise count at compile time.
     let with_rules = median(5, want, "rule-aware", || {
-        perft_general(&b, &r, depth, Convention::Oeis)
+        perft_general(&black_box(b), &black_box(r), depth, Convention::Oeis)
     });
-    let without = median(5, want, "plain", || plain(b, depth));
+    let without = median(5, want, "plain", || plain(black_box(b), depth));
     println!(
         "perft({depth}) without table: rule-aware move list {with_rules:.3} s, plain bitboard \
          loop {without:.3} s, ratio {:.2} (median of 5)",
@@ -89,7 +92,7 @@ fn main() {
         .filter(|a| !a.starts_with('-'))
         .collect();
     if args.first().map(String::as_str) == Some("options") {
-        let depth = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(9);
+        let depth = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(10);
         options_overhead(depth);
         return;
     }
