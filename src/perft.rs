@@ -22,7 +22,7 @@
 //! assert_eq!(perft(&Position::start(&r).board, &r, 6, Convention::Oeis, 1), 8200);
 //! ```
 
-use crate::board::{flips, legal_moves, Board};
+use crate::board::Board;
 use crate::moves::{play_unchecked, Move, MoveList};
 use crate::rules::RuleSet;
 use std::fmt;
@@ -150,6 +150,22 @@ impl CountTable {
         &self.buckets[(b.hash() >> 32) as usize & self.mask]
     }
 
+    /// Asks the CPU to start loading the bucket of `b` (a hint only).
+    #[inline(always)]
+    fn prefetch(&self, b: &Board) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let ptr = self.bucket(b) as *const Bucket as *const i8;
+            // Safety: SSE is part of every x86-64 CPU, and a prefetch of a
+            // valid address (a reference into the table) has no effect but
+            // on the cache.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(ptr) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = b;
+    }
+
     #[inline(always)]
     fn get(&self, b: &Board, depth: u32) -> Option<u64> {
         let want = (depth as u64) << 56;
@@ -221,9 +237,11 @@ struct Fast<'a> {
 /// instructions (hardware popcount, lzcnt, BMI; about 15% faster at
 /// perft(12)) for CPUs that have them, chosen at run time.
 macro_rules! kernel {
-    ($name:ident $(, $feat:literal)?) => {
+    ($name:ident, $flips:path, $moves:path $(, $feat:literal)?) => {
         mod $name {
-            use super::{flips, legal_moves, Board, Convention, Fast};
+            use super::{Board, Convention, Fast};
+            use $flips as flips;
+            use $moves as legal_moves;
 
             /// Leaves at depth 1 of a position whose side to move has no move.
             $(#[target_feature(enable = $feat)])?
@@ -290,12 +308,63 @@ macro_rules! kernel {
                 if depth < super::HASH_DEPTH {
                     return children(f, p, o, moves, depth);
                 }
-                let key = Board::new(p, o).unique().0;
+                keyed(f, p, o, moves, depth, Board::new(p, o).unique().0)
+            }
+
+            /// [`count`] at `depth >= HASH_DEPTH` with the table key known.
+            $(#[target_feature(enable = $feat)])?
+            #[inline]
+            fn keyed(f: &Fast<'_>, p: u64, o: u64, moves: u64, depth: u32, key: Board) -> u64 {
                 if let Some(c) = f.table.get(&key, depth) {
                     return c;
                 }
-                let n = children(f, p, o, moves, depth);
+                let n = if depth > super::HASH_DEPTH {
+                    children_prefetched(f, p, o, moves, depth)
+                } else {
+                    children(f, p, o, moves, depth)
+                };
                 f.table.put(&key, depth, n);
+                n
+            }
+
+            /// [`children`] when the children go through the table: their
+            /// keys are computed and their buckets prefetched first, so the
+            /// memory loads overlap.
+            $(#[target_feature(enable = $feat)])?
+            fn children_prefetched(
+                f: &Fast<'_>,
+                p: u64,
+                o: u64,
+                moves: u64,
+                depth: u32,
+            ) -> u64 {
+                let mut kids = [(0u64, 0u64, 0u64, Board::new(0, 0)); 64];
+                let mut k = 0;
+                let mut m = moves;
+                while m != 0 {
+                    let sq = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let fl = flips(p, o, sq);
+                    let (cp, co) = (o ^ fl, p ^ fl ^ (1u64 << sq));
+                    let cm = legal_moves(cp, co);
+                    let key = if cm != 0 {
+                        let key = Board::new(cp, co).unique().0;
+                        f.table.prefetch(&key);
+                        key
+                    } else {
+                        Board::new(0, 0)
+                    };
+                    kids[k] = (cp, co, cm, key);
+                    k += 1;
+                }
+                let mut n = 0;
+                for &(cp, co, cm, key) in &kids[..k] {
+                    n += if cm == 0 {
+                        no_move(f, cp, co, depth - 1)
+                    } else {
+                        keyed(f, cp, co, cm, depth - 1, key)
+                    };
+                }
                 n
             }
 
@@ -339,12 +408,40 @@ macro_rules! kernel {
     };
 }
 
-kernel!(portable);
+/// Whether the CPU has what the AVX2 kernel needs.
 #[cfg(target_arch = "x86_64")]
-kernel!(x86_bits, "popcnt,lzcnt,bmi1,bmi2");
+fn has_avx2() -> bool {
+    std::is_x86_feature_detected!("avx2")
+        && std::is_x86_feature_detected!("popcnt")
+        && std::is_x86_feature_detected!("lzcnt")
+        && std::is_x86_feature_detected!("bmi1")
+        && std::is_x86_feature_detected!("bmi2")
+}
+
+kernel!(portable, crate::board::flips, crate::board::legal_moves);
+#[cfg(target_arch = "x86_64")]
+kernel!(
+    x86_bits,
+    crate::board::flips,
+    crate::board::legal_moves,
+    "popcnt,lzcnt,bmi1,bmi2"
+);
+#[cfg(target_arch = "x86_64")]
+kernel!(
+    x86_avx2,
+    crate::board::x86_avx2::flips,
+    crate::board::x86_avx2::legal_moves,
+    "avx2,popcnt,lzcnt,bmi1,bmi2"
+);
 
 impl Fast<'_> {
     fn root(&self, board: &Board, depth: u32) -> u64 {
+        #[cfg(target_arch = "x86_64")]
+        if has_avx2() {
+            // Safety: the kernel needs AVX2, popcnt, lzcnt, BMI1 and BMI2,
+            // and the CPU has just been seen to have them.
+            return unsafe { x86_avx2::root(self, board, depth) };
+        }
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("popcnt")
             && std::is_x86_feature_detected!("lzcnt")
@@ -439,39 +536,43 @@ fn run_parallel(
             return children.iter().map(work).collect();
         }
     };
-    // Expand each root child into tasks two plies deeper when deep enough.
+    // Expand each root child into tasks two plies deeper when deep enough,
+    // then count each task only once up to symmetry: under every rule set
+    // mirror-image positions have equal counts, and two threads must not
+    // count the same subtree side by side (from the start position the
+    // four first moves are mirror images of each other).
     let mut tasks: Vec<(usize, Board, u32)> = Vec::new();
-    let mut direct: Vec<usize> = Vec::new();
     for (i, (_, b, d)) in children.iter().enumerate() {
-        if *d >= 4 && table.is_some() {
+        if *d >= 4 {
             expand(b, rules, *d, 2, i, &mut tasks);
         } else {
-            direct.push(i);
+            tasks.push((i, *b, *d));
         }
     }
-    let mut totals = vec![0u64; children.len()];
-    pool.install(|| {
-        let part: Vec<(usize, u64)> = tasks
-            .par_iter()
-            .map(|(i, b, d)| {
-                let n = match table {
-                    Some(t) => Fast { conv, table: t }.root(b, *d),
-                    None => perft_general(b, rules, *d, conv),
-                };
-                (*i, n)
+    let mut jobs: Vec<(Board, u32)> = Vec::new();
+    let mut seen: std::collections::HashMap<(Board, u32), usize> = Default::default();
+    let job_of: Vec<usize> = tasks
+        .iter()
+        .map(|&(_, b, d)| {
+            *seen.entry((b.unique().0, d)).or_insert_with(|| {
+                jobs.push((b, d));
+                jobs.len() - 1
             })
-            .collect();
-        for (i, n) in part {
-            totals[i] += n;
-        }
-        let d: Vec<(usize, u64)> = direct
-            .par_iter()
-            .map(|&i| (i, work(&children[i]).1))
-            .collect();
-        for (i, n) in d {
-            totals[i] += n;
-        }
+        })
+        .collect();
+    let counts: Vec<u64> = pool.install(|| {
+        jobs.par_iter()
+            .with_max_len(1)
+            .map(|(b, d)| match table {
+                Some(t) => Fast { conv, table: t }.root(b, *d),
+                None => perft_general(b, rules, *d, conv),
+            })
+            .collect()
     });
+    let mut totals = vec![0u64; children.len()];
+    for (&(i, _, _), &j) in tasks.iter().zip(&job_of) {
+        totals[i] += counts[j];
+    }
     children
         .iter()
         .zip(totals)
@@ -576,6 +677,16 @@ mod tests {
                     };
                     // Safety: the features were just detected.
                     assert_eq!(unsafe { x86_bits::root(&f, &b, 7) }, want, "{conv}");
+                }
+                #[cfg(target_arch = "x86_64")]
+                if has_avx2() {
+                    let table = CountTable::new(1 << 20);
+                    let f = Fast {
+                        conv,
+                        table: &table,
+                    };
+                    // Safety: the features were just detected.
+                    assert_eq!(unsafe { x86_avx2::root(&f, &b, 7) }, want, "{conv}");
                 }
             }
         }

@@ -41,16 +41,17 @@ fn check(max_depth: u32, threads: usize) {
 
 #[test]
 fn start_position_all_conventions() {
-    check(11, 1);
+    check(12, 1);
 }
 
 #[test]
 fn start_position_two_threads() {
-    check(11, 2);
+    check(12, 2);
 }
 
 #[test]
-#[ignore = "deep: cargo test --release -- --ignored perft_deep"]
+#[ignore = "deep (about a minute per convention on 2 cores): \
+            cargo test --release -- --ignored perft_deep"]
 fn perft_deep() {
     check(14, 2);
 }
