@@ -78,6 +78,9 @@ pub struct MoveRequest<'a> {
     pub start: &'a Position,
     /// The moves since `start`, passes included.
     pub moves: &'a [Move],
+    /// Seconds each of `moves` took (NBoard engines sum them per side to
+    /// know their clock).
+    pub times: &'a [f64],
     /// The current position (`start` + `moves`).
     pub position: &'a Position,
     /// Remaining clocks of X and O under a time control.

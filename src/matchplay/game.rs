@@ -126,6 +126,7 @@ pub fn play_game(r: &Referee, g: &GameSpec, sides: [Side<'_>; 2]) -> GameRecord 
         let req = MoveRequest {
             start: &g.start,
             moves: &rec.moves,
+            times: &rec.times,
             position: &pos,
             clocks,
             limit: &side.limit,
