@@ -326,6 +326,83 @@ fn ponder_then_ponderhit_or_stop() {
     }
 }
 
+/// "Time management": a whole game against the clock as a GUI runs it.
+/// Each side's clock loses the wall time from `go` to `bestmove` and gains
+/// the increment; neither clock may run out.
+#[test]
+fn time_management_game_never_flags() {
+    let r = RuleSet::default();
+    let mut a = Annex::spawn(&[]);
+    handshake(&mut a);
+    let mut clock = [1500i64, 1500];
+    let inc = 10;
+    let mut pos = Position::start(&r);
+    let mut moves: Vec<String> = Vec::new();
+    let mut lowest = i64::MAX;
+    while !pos.is_game_over(&r) {
+        let side = usize::from(pos.side == Color::White);
+        let t = Instant::now();
+        a.send(&format!("position startpos moves {}", moves.join(" ")));
+        a.send(&format!(
+            "go btime {} wtime {} binc {inc} winc {inc}",
+            clock[0], clock[1]
+        ));
+        let l = a.expect_prefix("bestmove");
+        clock[side] -= t.elapsed().as_millis() as i64;
+        lowest = lowest.min(clock[side]);
+        if clock[side] <= 0 {
+            a.fail(&format!("{} flagged: {clock:?}", pos.side));
+        }
+        clock[side] += inc;
+        let m = best_of(&l).to_string();
+        assert_legal_answer(&pos, &r, &m);
+        pos = pos.play(&r, m.parse().unwrap()).unwrap().1;
+        moves.push(m);
+    }
+    eprintln!("lowest clock left: {lowest} ms; at the end {clock:?}");
+}
+
+/// "go": searchmoves restricts the root; nodes and movetime end the search
+/// on their own.
+#[test]
+fn go_searchmoves_nodes_movetime() {
+    let r = RuleSet::default();
+    let mut a = Annex::spawn(&[]);
+    handshake(&mut a);
+    a.send("position startpos moves f5 d6");
+    a.send("go depth 4 searchmoves c7");
+    assert_eq!(
+        a.expect_prefix("bestmove").split_whitespace().nth(1),
+        Some("c7")
+    );
+    a.send("go depth 3 searchmoves a1");
+    assert!(a.expect_prefix("info string error").contains("'a1'"));
+    let pos = Position::from_transcript("f5d6", &r).unwrap();
+    for go in ["go nodes 5000", "go movetime 50"] {
+        a.send(go);
+        let l = a.expect_prefix("bestmove");
+        assert_legal_answer(&pos, &r, best_of(&l));
+    }
+    // wld: a proven sign, marked `wld` (or `exact`), near the end.
+    let mut rng = Rng(31);
+    let (pos, moves) = loop {
+        let (p, m) = random_game(&mut rng, &r, 50);
+        if !p.is_game_over(&r) && !p.legal_moves(&r).is_empty() {
+            break (p, m);
+        }
+    };
+    a.send(&format!("position startpos moves {}", moves_text(&moves)));
+    a.send("go wld");
+    let lines = a.until_prefix("bestmove");
+    assert_legal_answer(&pos, &r, best_of(lines.last().unwrap()));
+    let last = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info depth"))
+        .unwrap();
+    assert!(last.contains(" wld ") || last.contains(" exact "), "{last}");
+}
+
 #[test]
 fn info_multipv_lines() {
     let mut a = Annex::spawn(&[]);
@@ -565,6 +642,36 @@ fn end_of_input_finishes_a_finite_search() {
     let (rest, ok) = a.finish();
     assert!(ok, "exit status");
     assert!(rest.iter().any(|l| l.starts_with("bestmove ")), "{rest:?}");
+}
+
+/// "Broken pipe": a GUI that goes away mid-search ends the session quietly.
+#[test]
+fn broken_pipe_exits_cleanly() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_annex"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let mut stdin = child.stdin.take().unwrap();
+    let _ = writeln!(stdin, "uci");
+    let _ = writeln!(stdin, "go depth 30");
+    let _ = stdin.flush();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("annex kept running with stdout closed");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert!(status.success(), "{status:?}");
 }
 
 #[test]

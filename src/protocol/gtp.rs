@@ -7,6 +7,7 @@
 
 use super::game::{color_name, Game};
 use super::reply::final_result;
+use super::time::allocate;
 use super::uci::{checked_move, DEFAULT_OVERHEAD_MS};
 use super::{drain_until_best, Flow, Handler, Out};
 use crate::board::Color;
@@ -32,6 +33,7 @@ const COMMANDS: &[&str] = &[
     "komi",
     "play",
     "genmove",
+    "reg_genmove",
     "undo",
     "showboard",
     "time_settings",
@@ -143,13 +145,21 @@ impl Gtp {
             // time_settings 0 0 0 means no time limit.
             None => return l,
         };
-        l.movetime = None;
-        l.time[side] = Some(left.saturating_sub(overhead));
+        l.time[side] = Some(left);
         l.movestogo = moves;
+        l.movetime = Some(allocate(
+            left,
+            Duration::ZERO,
+            moves,
+            pos.board.empties(),
+            overhead,
+        ));
         l
     }
 
-    fn genmove(&mut self, color: Color) -> Reply {
+    /// Searches for `color` and plays the move unless `reg` (GTP
+    /// `reg_genmove`: answer only).
+    fn genmove(&mut self, color: Color, reg: bool) -> Reply {
         let rules = self.game.rules();
         let mut pos = self.game.current();
         if pos.is_game_over(&rules) {
@@ -165,7 +175,7 @@ impl Gtp {
         }
         if pos.legal_moves(&rules).is_empty() {
             // Must pass, or the game is over: GTP's answer is pass either way.
-            if pos.must_pass(&rules) {
+            if pos.must_pass(&rules) && !reg {
                 self.game.play(Move::PASS).map_err(|e| e.to_string())?;
             }
             return Ok("pass".into());
@@ -175,15 +185,21 @@ impl Gtp {
         self.engine.go(pos, limits);
         let mut best = None;
         let events = self.events.clone();
-        drain_until_best(&events, |ev| {
-            if let EngineEvent::BestMove(b) = ev {
+        let engine = &self.engine;
+        drain_until_best(&events, |ev| match ev {
+            Some(EngineEvent::BestMove(b)) => {
                 best = Some(b.best);
+                Ok(true)
             }
-            Ok(())
+            Some(_) => Ok(false),
+            None => Ok(!engine.is_searching()),
         })
         .map_err(|e| e.to_string())?;
         log::info!("genmove {:?} in {:?}", best, t.elapsed());
         let m = checked_move(&pos, &rules, best.unwrap_or(Move::PASS));
+        if reg {
+            return Ok(vertex(m));
+        }
         let m = self.game.play(m).map_err(|e| e.to_string())?;
         Ok(vertex(m))
     }
@@ -259,10 +275,10 @@ impl Gtp {
                         e => format!("illegal move: {e}"),
                     })
             }
-            "genmove" => {
+            "genmove" | "reg_genmove" => {
                 argn(1)?;
                 let color = parse_color(args[0])?;
-                self.genmove(color)
+                self.genmove(color, cmd == "reg_genmove")
             }
             "undo" => {
                 if self.game.undo() {

@@ -18,6 +18,7 @@ pub mod ggf;
 mod gtp;
 mod nboard;
 pub mod reply;
+pub mod time;
 mod uci;
 
 use crate::engine::{Engine, EngineEvent, StopHandle};
@@ -257,20 +258,29 @@ pub fn run_with(
     }
 }
 
+/// How often a wait for the `BestMove` checks that the engine still runs.
+const DRAIN_POLL: std::time::Duration = std::time::Duration::from_millis(250);
+
 /// Waits for the engine's `BestMove`, handing every event to `f` (which
-/// sees the `BestMove` last).
+/// sees the `BestMove` last and returns `true` for it). Every
+/// [`DRAIN_POLL`] without an event `f` gets `None` and returns `true` to
+/// give up, when the engine no longer searches (a search that could not
+/// start sends no `BestMove`), so that a wait never hangs.
 fn drain_until_best<F>(events: &Receiver<EngineEvent>, mut f: F) -> io::Result<()>
 where
-    F: FnMut(EngineEvent) -> io::Result<()>,
+    F: FnMut(Option<EngineEvent>) -> io::Result<bool>,
 {
-    while let Ok(ev) = events.recv() {
-        let done = matches!(ev, EngineEvent::BestMove(_));
-        f(ev)?;
-        if done {
-            break;
+    use crossbeam_channel::RecvTimeoutError;
+    loop {
+        let ev = match events.recv_timeout(DRAIN_POLL) {
+            Ok(ev) => Some(ev),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => return Ok(()),
+        };
+        if f(ev)? {
+            return Ok(());
         }
     }
-    Ok(())
 }
 
 #[cfg(test)]

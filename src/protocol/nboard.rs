@@ -7,6 +7,7 @@
 
 use super::game::Game;
 use super::ggf::{self, Clock};
+use super::time::allocate;
 use super::uci::{checked_move, DEFAULT_OVERHEAD_MS};
 use super::{drain_until_best, Flow, Handler, Out};
 use crate::engine::{Engine, EngineEvent};
@@ -81,7 +82,19 @@ impl NBoard {
             {
                 rest.clear();
             }
-            drain_until_best(&events, |ev| self.event(ev, out))?;
+            drain_until_best(&events, |ev| match ev {
+                Some(ev) => {
+                    let done = matches!(ev, EngineEvent::BestMove(_));
+                    self.event(ev, out)?;
+                    Ok(done)
+                }
+                None if !self.engine.is_searching() => {
+                    log::error!("the search ended without a best move");
+                    self.running = None;
+                    Ok(true)
+                }
+                None => Ok(false),
+            })?;
         }
         Ok(())
     }
@@ -97,12 +110,12 @@ impl NBoard {
         }
         if go {
             if let Some(c) = self.clock {
-                // The engine's time manager plans from the clock left.
                 let side = pos.side as usize;
                 let overhead = Duration::from_millis(DEFAULT_OVERHEAD_MS);
                 let left = c.main.saturating_sub(self.used[side]);
-                l.time[side] = Some(left.saturating_sub(overhead));
+                l.time[side] = Some(left);
                 l.inc[side] = c.inc;
+                l.movetime = Some(allocate(left, c.inc, None, pos.board.empties(), overhead));
             }
         }
         l

@@ -4,6 +4,7 @@
 use super::command::{self, Command, GoParams, PositionCmd, Query};
 use super::game::Game;
 use super::reply::{self, ScoreStyle};
+use super::time::allocate;
 use super::{drain_until_best, Flow, Handler, Out};
 use crate::board::Color;
 use crate::engine::{Engine, EngineEvent, OptionKind};
@@ -73,8 +74,25 @@ impl Uci {
             return Ok(());
         }
         self.engine.stop();
+        self.drain(out)
+    }
+
+    /// Handles events until the running search's `BestMove`.
+    fn drain(&mut self, out: &mut Out) -> io::Result<()> {
         let events = self.events.clone();
-        drain_until_best(&events, |ev| self.event(ev, out))
+        drain_until_best(&events, |ev| match ev {
+            Some(ev) => {
+                let done = matches!(ev, EngineEvent::BestMove(_));
+                self.event(ev, out)?;
+                Ok(done)
+            }
+            None if !self.engine.is_searching() => {
+                log::error!("the search ended without a best move");
+                self.running = None;
+                Ok(true)
+            }
+            None => Ok(false),
+        })
     }
 
     fn identify(&mut self, out: &mut Out, ugi: bool) -> io::Result<()> {
@@ -165,14 +183,14 @@ impl Uci {
         Ok(())
     }
 
-    /// The search limits of `go`. Clocks go to the engine's time manager
-    /// less the `Move Overhead` (see protocol.md, "Time management").
-    fn limits(&self, g: &GoParams) -> Limits {
-        Limits {
+    /// The search limits of `go`. A clock becomes a move time from the
+    /// protocol's allocation (see protocol.md, "Time management").
+    fn limits(&self, g: &GoParams, pos: &Position) -> Limits {
+        let mut l = Limits {
             depth: g.depth,
             nodes: g.nodes,
             movetime: g.movetime,
-            time: g.time.map(|t| t.map(|t| t.saturating_sub(self.overhead))),
+            time: g.time,
             inc: g.inc.map(Option::unwrap_or_default),
             movestogo: g.movestogo,
             infinite: g.infinite,
@@ -180,7 +198,19 @@ impl Uci {
             solve: g.solve,
             multipv: g.multipv.unwrap_or(0),
             searchmoves: Vec::new(),
+        };
+        let side = pos.side as usize;
+        if let (Some(left), false) = (g.time[side], g.infinite) {
+            let t = allocate(
+                left,
+                l.inc[side],
+                g.movestogo,
+                pos.board.empties(),
+                self.overhead,
+            );
+            l.movetime = Some(l.movetime.map_or(t, |m| m.min(t)));
         }
+        l
     }
 
     fn go(&mut self, out: &mut Out, g: GoParams) -> io::Result<()> {
@@ -193,7 +223,7 @@ impl Uci {
             out.line("info string game over")?;
             return out.line("bestmove none");
         }
-        let mut limits = self.limits(&g);
+        let mut limits = self.limits(&g, &pos);
         if !g.searchmoves.is_empty() {
             let legal = pos.legal_moves(&rules);
             for m in &g.searchmoves {
@@ -404,7 +434,6 @@ impl Handler for Uci {
         if run.held {
             self.engine.stop();
         }
-        let events = self.events.clone();
-        drain_until_best(&events, |ev| self.event(ev, out))
+        self.drain(out)
     }
 }

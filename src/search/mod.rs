@@ -165,6 +165,8 @@ pub struct Config {
     pub stability_min_empties: u32,
     /// Parallel endgame: split points from this many empties.
     pub split_min_empties: u32,
+    /// Parallel midgame: split points from this depth.
+    pub split_min_depth: i32,
     /// Initial aspiration half-window (search units).
     pub aspiration: i32,
     /// Endgame ordering: weight of the opponent's mobility (corners twice).
@@ -188,6 +190,7 @@ impl Config {
             ("sort_min_empties", self.sort_min_empties as i64),
             ("stability_min_empties", self.stability_min_empties as i64),
             ("split_min_empties", self.split_min_empties as i64),
+            ("split_min_depth", self.split_min_depth as i64),
             ("aspiration", self.aspiration as i64),
             ("end_mobility_weight", self.end_mobility_weight as i64),
             ("end_potential_weight", self.end_potential_weight as i64),
@@ -218,6 +221,7 @@ impl Config {
             "sort_min_empties" => self.sort_min_empties = v,
             "stability_min_empties" => self.stability_min_empties = v,
             "split_min_empties" => self.split_min_empties = v,
+            "split_min_depth" => self.split_min_depth = v as i32,
             "aspiration" => self.aspiration = v as i32,
             "end_mobility_weight" => self.end_mobility_weight = v as i32,
             "end_potential_weight" => self.end_potential_weight = v as i32,
@@ -253,6 +257,7 @@ impl Default for Config {
             sort_min_empties: 6,
             stability_min_empties: 7,
             split_min_empties: 12,
+            split_min_depth: 4,
             aspiration: 2 * DISC,
             end_mobility_weight: 16,
             end_potential_weight: 2,

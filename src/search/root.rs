@@ -138,7 +138,8 @@ pub fn run_worker(job: &Job, id: usize, tx: &Sender<WorkerMsg>) -> Option<BestMo
             break;
         }
         prev = best;
-        rm.sort_by_key(|r| std::cmp::Reverse(r.score));
+        // Moves left unsearched after a fail high keep their order, below.
+        rm.sort_by_key(|r| std::cmp::Reverse((r.done, r.score)));
         let infos = make_infos(&mut w, &rm, kind, empties, multipv, alpha, beta);
         if id == 0 {
             let _ = tx.send(WorkerMsg::Iteration(infos.clone()));
