@@ -165,6 +165,23 @@ impl Worker<'_> {
         None
     }
 
+    /// Enhanced transposition cutoff: a child whose stored upper bound
+    /// proves a value above `alpha` for this node.
+    fn etc(&self, b: &Board, legal: u64, alpha: i32, tie: i32) -> Option<i32> {
+        let mut l = legal;
+        while l != 0 {
+            let s = l.trailing_zeros() as usize;
+            l &= l - 1;
+            let child = b.play_flips(s, flips(b.player, b.opponent, s));
+            if let Some(e) = self.job.tt.probe(tt_key(&child, -tie)) {
+                if e.solved && e.bound != TtBound::Lower && -e.score > alpha {
+                    return Some(-e.score);
+                }
+            }
+        }
+        None
+    }
+
     /// Null-window exact search: the value if it is at most `alpha` (an
     /// upper bound) or above it (a lower bound). Returns 0 when stopped.
     pub(crate) fn nws_end(&mut self, b: &Board, alpha: i32, tie: i32) -> i32 {
@@ -206,6 +223,11 @@ impl Worker<'_> {
                 return final_value(b, self.scoring, tie);
             }
             return -self.nws_end(&passed, -alpha - 1, -tie);
+        }
+        if n >= self.cfg.etc_min_empties {
+            if let Some(v) = self.etc(b, legal, alpha, tie) {
+                return v;
+            }
         }
         let moves = self.end_moves(b, legal, hash_sq, n >= self.cfg.sort_min_empties, tie);
         let (best, best_sq) = if n >= self.cfg.split_min_empties && self.can_split() {

@@ -177,6 +177,9 @@ pub struct Config {
     pub end_parity_weight: i32,
     /// Endgame ordering by a shallow midgame search from this many empties.
     pub end_shallow_min_empties: u32,
+    /// Endgame: enhanced transposition cutoffs (children probed in the
+    /// table before any is searched) from this many empties.
+    pub etc_min_empties: u32,
 }
 
 impl Config {
@@ -227,6 +230,7 @@ impl Config {
             "end_potential_weight" => self.end_potential_weight = v as i32,
             "end_parity_weight" => self.end_parity_weight = v as i32,
             "end_shallow_min_empties" => self.end_shallow_min_empties = v,
+            "etc_min_empties" => self.etc_min_empties = v,
             _ => return Err(format!("unknown tunable '{name}'")),
         }
         Ok(())
@@ -254,7 +258,7 @@ impl Default for Config {
             presolve_depth: 10,
             shallow_sort_depth: 4,
             tt_min_empties: 7,
-            sort_min_empties: 6,
+            sort_min_empties: 5,
             stability_min_empties: 7,
             split_min_empties: 12,
             split_min_depth: 4,
@@ -262,7 +266,8 @@ impl Default for Config {
             end_mobility_weight: 16,
             end_potential_weight: 2,
             end_parity_weight: 4,
-            end_shallow_min_empties: 64,
+            end_shallow_min_empties: 16,
+            etc_min_empties: 12,
         }
     }
 }
