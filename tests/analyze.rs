@@ -296,3 +296,31 @@ fn analyze_agrees_with_solve() {
         assert!(obf.best_moves().contains(&best) && obf.best_moves().contains(&solve_best));
     }
 }
+
+/// Rule options reach the analysis: scoring of empties, the tie rule.
+#[test]
+fn rule_options_apply() {
+    // X alone on the board: the game is over, 10 discs and 54 empties.
+    let lone = format!("{}{} X", "X".repeat(10), "-".repeat(54));
+    let (_, out) = analyze(&["--depth", "1"], &lone);
+    assert_eq!(out[0]["score"], 64);
+    let (_, out) = analyze(&["--depth", "1", "--scoring", "count"], &lone);
+    assert_eq!(out[0]["score"], 10);
+    // A full board 32-32 with X to move: a draw, or under tie second a win
+    // for O, so a loss of the tie for the side to move.
+    let even = format!("{}{} X", "X".repeat(32), "O".repeat(32));
+    let (_, out) = analyze(&["--depth", "1"], &even);
+    assert_eq!(out[0]["score"], 0);
+    assert!(out[0].get("tie").is_none());
+    let (_, out) = analyze(&["--depth", "1", "--tie", "second"], &even);
+    assert_eq!(out[0]["score"], 0);
+    assert_eq!(out[0]["tie"], false);
+    // One-line flips: a transcript with a direction is read and analysed.
+    let (code, out) = analyze(
+        &["--depth", "2", "--flips", "one-line", "--all"],
+        "f5d6c3\n",
+    );
+    assert_eq!(code, Some(0));
+    let moves = out[0]["moves"].as_array().unwrap();
+    assert!(!moves.is_empty());
+}

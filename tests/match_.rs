@@ -585,3 +585,59 @@ fn annex_match_under_rule_options() {
     );
     assert!(games.iter().all(|g| g.outcome != Outcome::Draw));
 }
+
+/// Three engines: a round robin of three pairs, games numbered pair by pair.
+#[test]
+fn round_robin_of_three() {
+    let dir = scratch("rr");
+    let out = dir.join("out");
+    let (a, b) = (
+        format!("a={} --strategy greedy", fake()),
+        format!("b={}", fake()),
+    );
+    let c = format!("c={} --mode illegal --at-ply 30", fake());
+    let out_s = out.display().to_string();
+    let o = annex_match(&[
+        "--engine",
+        &a,
+        "--engine",
+        &b,
+        "--engine",
+        &c,
+        "--games",
+        "2",
+        "--depth",
+        "1",
+        "--out",
+        &out_s,
+        "--concurrency",
+        "2",
+    ]);
+    assert!(o.status.success());
+    let stdout = String::from_utf8_lossy(&o.stdout).to_string();
+    for (x, y) in [("a", "b"), ("a", "c"), ("b", "c")] {
+        let (w, l, d, n) = score_line(&stdout, x, y);
+        assert_eq!((w + l + d, n), (2, 2));
+    }
+    // c loses every game it plays, by forfeit.
+    assert_eq!(score_line(&stdout, "a", "c"), (2, 0, 0, 2));
+    assert_eq!(score_line(&stdout, "b", "c"), (2, 0, 0, 2));
+    let rank3 = stdout.lines().find(|l| l.starts_with("   3 ")).unwrap();
+    assert!(rank3.contains(" c "), "{stdout}");
+    let games = check_games(&out, &RuleSet::default());
+    let pairs: Vec<(&str, &str)> = games
+        .iter()
+        .map(|g| (g.black.as_str(), g.white.as_str()))
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            ("a", "b"),
+            ("b", "a"),
+            ("a", "c"),
+            ("c", "a"),
+            ("b", "c"),
+            ("c", "b")
+        ]
+    );
+}

@@ -27,8 +27,10 @@ use std::time::{Duration, Instant};
 /// synchronisation.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// How long each probe of protocol detection waits.
-pub const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long each probe of protocol detection waits (an engine loading big
+/// tables may be slow to answer; a GTP engine refuses `uci` at once, so
+/// only NBoard engines pay it, once per match).
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// An engine protocol.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -78,6 +80,9 @@ pub struct MoveRequest<'a> {
     pub start: &'a Position,
     /// The moves since `start`, passes included.
     pub moves: &'a [Move],
+    /// Seconds each of `moves` took (NBoard engines sum them per side to
+    /// know their clock).
+    pub times: &'a [f64],
     /// The current position (`start` + `moves`).
     pub position: &'a Position,
     /// Remaining clocks of X and O under a time control.

@@ -67,6 +67,7 @@ pub fn play_game(r: &Referee, g: &GameSpec, sides: [Side<'_>; 2]) -> GameRecord 
         start: g.start,
         moves: Vec::new(),
         times: Vec::new(),
+        evals: Vec::new(),
         outcome: Outcome::Draw,
         score: 0,
         end: Termination::Normal,
@@ -93,6 +94,7 @@ pub fn play_game(r: &Referee, g: &GameSpec, sides: [Side<'_>; 2]) -> GameRecord 
         pos = pos.play_unchecked(&r.rules, *m);
         rec.moves.push(*m);
         rec.times.push(0.0);
+        rec.evals.push(None);
     }
     let mut clocks = [black.limit.tc.map(|t| t.0), white.limit.tc.map(|t| t.0)];
     loop {
@@ -108,6 +110,7 @@ pub fn play_game(r: &Referee, g: &GameSpec, sides: [Side<'_>; 2]) -> GameRecord 
             pos = pos.play_unchecked(&r.rules, Move::PASS);
             rec.moves.push(Move::PASS);
             rec.times.push(0.0);
+            rec.evals.push(None);
             continue;
         }
         let c = pos.side;
@@ -126,6 +129,7 @@ pub fn play_game(r: &Referee, g: &GameSpec, sides: [Side<'_>; 2]) -> GameRecord 
         let req = MoveRequest {
             start: &g.start,
             moves: &rec.moves,
+            times: &rec.times,
             position: &pos,
             clocks,
             limit: &side.limit,
@@ -184,6 +188,7 @@ pub fn play_game(r: &Referee, g: &GameSpec, sides: [Side<'_>; 2]) -> GameRecord 
             Ok((m, next)) => {
                 rec.moves.push(m);
                 rec.times.push(elapsed.as_secs_f64());
+                rec.evals.push(reply.eval);
                 pos = next;
             }
             Err(e) => {

@@ -114,7 +114,7 @@ impl Client for NBoard {
             tc: req.limit.tc,
             rules: &self.rules,
         };
-        let game = ggf(&h, req.start, req.moves, &[], None);
+        let game = ggf(&h, req.start, req.moves, req.times, &[], None);
         self.proc.send(&format!("set game {game}"))?;
         self.sync(req.deadline)?;
         self.proc.send("go")?;

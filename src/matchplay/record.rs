@@ -126,6 +126,9 @@ pub struct GameRecord {
     pub moves: Vec<Move>,
     /// Seconds each move took (0 for opening and forced moves).
     pub times: Vec<f64>,
+    /// The engine's evaluation of each move (discs for the mover), when
+    /// it gave one; `None` for opening and forced moves.
+    pub evals: Vec<Option<f64>>,
     /// Who won.
     pub outcome: Outcome,
     /// X's final disc difference (±64 after a forfeit).
@@ -203,6 +206,7 @@ impl GameRecord {
             start,
             moves,
             times: Vec::new(),
+            evals: Vec::new(),
             outcome: Outcome::parse(field("result")?).ok_or("bad result")?,
             score: field("score")?
                 .trim_start_matches('+')
@@ -266,7 +270,7 @@ pub struct GgfHeader<'a> {
 }
 
 /// A GGF game: `(;GM[Othello]PC[annex match]DT[…]PB[…]PW[…]RE[…]TI[…]TY[8]
-/// BO[…]B[f5//1.20]W[d6]…;)`. `result` is `(X's score, flag)` with flag
+/// BO[…]B[f5/2.00/1.20]W[d6]…;)` (move/evaluation/seconds, both optional). `result` is `(X's score, flag)` with flag
 /// `""`, `"t"` (time) or `"r"` (resigned / forfeited); none for a game in
 /// progress. Moves are written lower case, a pass as `PA`.
 pub fn ggf(
@@ -274,6 +278,7 @@ pub fn ggf(
     start: &Position,
     moves: &[Move],
     times: &[f64],
+    evals: &[Option<f64>],
     result: Option<(i32, &str)>,
 ) -> String {
     let mut s = format!(
@@ -309,8 +314,13 @@ pub fn ggf(
         } else {
             m.to_string()
         };
+        let eval = match evals.get(i) {
+            Some(Some(e)) => format!("{e:.2}"),
+            _ => String::new(),
+        };
         match times.get(i) {
-            Some(t) if *t > 0.0 => s += &format!("{tag}[{text}//{t:.2}]"),
+            Some(t) if *t > 0.0 => s += &format!("{tag}[{text}/{eval}/{t:.2}]"),
+            _ if !eval.is_empty() => s += &format!("{tag}[{text}/{eval}]"),
             _ => s += &format!("{tag}[{text}]"),
         }
         side = side.other();
@@ -351,6 +361,7 @@ mod tests {
             start,
             moves,
             times: vec![],
+            evals: vec![],
             outcome: Outcome::WhiteWins,
             score: -64,
             end: Termination::Illegal,
@@ -378,12 +389,19 @@ mod tests {
             tc: Some((Duration::from_secs(90), Duration::from_secs(1))),
             rules: &r,
         };
-        let g = ggf(&h, &start, &moves, &[1.5, 0.0], Some((-12, "")));
+        let g = ggf(
+            &h,
+            &start,
+            &moves,
+            &[1.5, 0.0],
+            &[None, Some(-2.0)],
+            Some((-12, "")),
+        );
         assert!(g.starts_with("(;GM[Othello]PC[annex match]DT["));
         assert!(g.contains("PB[x]PW[y]RE[-12.00]TI[01:30/1]TY[8]"));
         assert!(
             g.contains("BO[8 ---------------------------O*------*O--------------------------- *]")
         );
-        assert!(g.ends_with("B[f5//1.50]W[d6];)"));
+        assert!(g.ends_with("B[f5//1.50]W[d6/-2.00];)"));
     }
 }

@@ -196,6 +196,7 @@ fn save(
         &rec.start,
         &rec.moves,
         &rec.times,
+        &rec.evals,
         Some((rec.score, flag)),
     );
     let ggf_path = out.join(format!("game-{:06}.ggf", rec.number));
@@ -264,6 +265,7 @@ fn worker(
                 start: job.spec.start,
                 moves: job.spec.opening_moves.clone(),
                 times: vec![0.0; job.spec.opening_moves.len()],
+                evals: vec![None; job.spec.opening_moves.len()],
                 outcome: if loser_black {
                     Outcome::WhiteWins
                 } else {

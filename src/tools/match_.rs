@@ -3,7 +3,7 @@
 //! prints the final report on stdout (progress goes to stderr).
 
 use crate::matchplay::openings::parse_openings;
-use crate::matchplay::stats::{ScoreLines, Sprt};
+use crate::matchplay::stats::{ScoreLines, Sprt, Wld};
 use crate::matchplay::tournament::{run_match, MatchConfig};
 use crate::matchplay::{parse_tc, EngineSpec};
 use crate::rules::RuleSet;
@@ -192,6 +192,36 @@ pub fn run(a: &MatchArgs) -> Result<(), String> {
                 r: p.wld
             }
         );
+    }
+    if report.pairs.len() > 1 {
+        // Round robin: each engine's results against all the others.
+        let mut totals: Vec<(String, Wld)> = cfg
+            .engines
+            .iter()
+            .map(|e| (e.name.clone(), Wld::default()))
+            .collect();
+        for p in &report.pairs {
+            for (name, w) in [(&p.a, p.wld), (&p.b, p.wld.flipped())] {
+                if let Some(t) = totals.iter_mut().find(|t| &t.0 == name) {
+                    t.1.wins += w.wins;
+                    t.1.losses += w.losses;
+                    t.1.draws += w.draws;
+                }
+            }
+        }
+        totals.sort_by(|x, y| y.1.score().total_cmp(&x.1.score()));
+        println!("Rank Name                 Elo    +/-  Games   Score");
+        for (i, (name, w)) in totals.iter().enumerate() {
+            println!(
+                "{:4} {:<18} {:6.1} {:6.1} {:6} {:6.1}%",
+                i + 1,
+                name,
+                w.elo() + 0.0,
+                w.elo_margin(),
+                w.games(),
+                100.0 * w.score()
+            );
+        }
     }
     let mut forfeits: Vec<String> = Vec::new();
     for g in &report.games {
