@@ -159,7 +159,8 @@ impl Engine {
             ponder: false,
             evaluator: Evaluator::default(),
             config: Config::default(),
-            tt: Arc::new(Table::new(DEFAULT_HASH_MB)),
+            // Allocated at the first search, at the size then set.
+            tt: Arc::new(Table::new(1)),
             pool: build_pool(1).expect("cannot start the search thread"),
             shared: Arc::new(SearchShared::default()),
             control: Arc::new(Control {
@@ -250,9 +251,9 @@ impl Engine {
             "hash" => {
                 let mb = spin(1, MAX_HASH_MB)?;
                 if mb != self.hash_mb {
-                    // Free the old table before allocating the new one.
+                    // Free the old table now; the new one is allocated by
+                    // the next search, so the process never holds both.
                     self.tt = Arc::new(Table::new(1));
-                    self.tt = Arc::new(Table::new(mb));
                     self.hash_mb = mb;
                 }
             }
@@ -343,6 +344,10 @@ impl Engine {
         self.control.user_stop.store(false, Relaxed);
         self.control.ponder.store(limits.ponder, Relaxed);
         self.shared.reset(limits.nodes);
+        if self.tt.size_bytes() != self.hash_mb << 20 {
+            self.tt = Arc::new(Table::new(1));
+            self.tt = Arc::new(Table::new(self.hash_mb));
+        }
         self.tt.new_search();
         *self.last.lock().unwrap_or_else(|e| e.into_inner()) = None;
         let job = Arc::new(Job {
@@ -429,9 +434,9 @@ impl Engine {
         self.evaluator.evaluate(&pos.board)
     }
 
-    /// Table size in bytes.
+    /// Table size in bytes (as set; allocated at the next search).
     pub fn hash_bytes(&self) -> usize {
-        self.tt.size_bytes()
+        self.hash_mb << 20
     }
 }
 

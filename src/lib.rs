@@ -26,3 +26,5 @@ pub mod search;
 pub mod engine;
 /// Training the pattern evaluation from game records.
 pub mod train;
+/// Command-line tools (`solve`, `bench`, ...).
+pub mod tools;

@@ -57,6 +57,10 @@ enum Command {
     Train(train_tool::TrainArgs),
     /// Measure an evaluation: accuracy, speed, self-play strength.
     EvalMeasure(train_tool::MeasureArgs),
+    /// Solve the positions of an OBF file exactly (or WLD) and check them.
+    Solve(annex::tools::solve::SolveArgs),
+    /// Search fixed positions at a fixed depth: the node-count signature.
+    Bench(annex::tools::bench::BenchArgs),
 }
 
 #[derive(clap::Args)]
@@ -133,6 +137,8 @@ fn main() -> ExitCode {
         Some(Command::Perft(a)) => run_perft(&a),
         Some(Command::Train(a)) => train_tool::run(&a),
         Some(Command::EvalMeasure(a)) => train_tool::measure(&a),
+        Some(Command::Solve(a)) => annex::tools::solve::run(&a),
+        Some(Command::Bench(a)) => annex::tools::bench::run(&a).map(|_| ()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -70,3 +70,79 @@ fn ffo_1_19_exact() {
     assert_eq!(lines.len(), 19);
     solve_lines(&lines, 1);
 }
+
+/// The same with two threads (split points): results must not change.
+#[test]
+fn ffo_1_19_exact_two_threads() {
+    let lines: Vec<_> = suite("endgame/ffo/fforum-1-19.obf")
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l))
+        .collect();
+    solve_lines(&lines, 2);
+}
+
+/// Every 23rd position of Edax's hard 20-empties set (12 positions).
+#[test]
+fn edax_hard_20_sample() {
+    let all = suite("endgame/edax_hard/hard-20.obf");
+    assert!(all.len() >= 270);
+    let lines: Vec<_> = all
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % 23 == 0)
+        .map(|(i, l)| (i + 1, l))
+        .collect();
+    solve_lines(&lines, 1);
+}
+
+/// WLD solves agree with the listed exact scores (sign), FFO #1-#19.
+#[test]
+fn ffo_1_19_wld() {
+    let mut e = engine(1);
+    for (i, l) in suite("endgame/ffo/fforum-1-19.obf").iter().enumerate() {
+        e.new_game();
+        let r = e.search_sync(
+            l.position,
+            Limits {
+                solve: Some(SolveMode::Wld),
+                ..Limits::default()
+            },
+        );
+        let want = l.best_score().unwrap();
+        assert!(r.wld);
+        assert_eq!(r.score.signum(), want.signum(), "#{}", i + 1);
+        let s = l.scores.iter().find(|x| x.0 == r.best).map(|x| x.1);
+        assert_eq!(
+            s.map(i32::signum),
+            Some(want.signum()),
+            "#{} move {}",
+            i + 1,
+            r.best
+        );
+    }
+}
+
+/// FFO #20-#39 exact (long: `cargo test --release -- --ignored ffo_20_39`).
+#[test]
+#[ignore = "long: about a minute per position on a loaded 2-core machine"]
+fn ffo_20_39_exact() {
+    let lines: Vec<_> = suite("endgame/ffo/fforum-20-39.obf")
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| (i + 20, l))
+        .collect();
+    solve_lines(&lines, 2);
+}
+
+/// FFO #40-#59 exact (very long: `cargo test --release -- --ignored ffo_40_59`).
+#[test]
+#[ignore = "very long: hours on a 2-core machine; `annex solve` reports times"]
+fn ffo_40_59_exact() {
+    let lines: Vec<_> = suite("endgame/ffo/fforum-40-59.obf")
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| (i + 40, l))
+        .collect();
+    solve_lines(&lines, 2);
+}

@@ -323,3 +323,36 @@ fn multipv_lines() {
     assert!(firsts[0] != firsts[1] && firsts[1] != firsts[2]);
     assert_eq!(r.best, firsts[0]);
 }
+
+/// Two threads (split points in the midgame and endgame): legal moves, and
+/// the same exact score as one thread.
+#[test]
+fn two_threads_agree() {
+    let (mut e1, _r1) = engine();
+    let (mut e2, _r2) = engine();
+    e2.set_option("Threads", "2").unwrap();
+    let rules = e1.rules();
+    let mut rng = Rng(4242);
+    for plies in [20, 30, 44, 46, 48] {
+        let pos = random_position(&rules, plies, &mut rng);
+        let legal = pos.legal_moves(&rules);
+        if legal.is_empty() {
+            continue;
+        }
+        let lim = if plies >= 44 {
+            Limits {
+                solve: Some(SolveMode::Exact),
+                ..Limits::default()
+            }
+        } else {
+            depth(7)
+        };
+        let a = e1.search_sync(pos, lim.clone());
+        let b = e2.search_sync(pos, lim);
+        assert!(legal.contains(a.best) && legal.contains(b.best));
+        if plies >= 44 {
+            assert!(a.exact && b.exact);
+            assert_eq!(a.score, b.score, "{pos}");
+        }
+    }
+}

@@ -20,7 +20,7 @@ use super::stability::stable_discs;
 use super::tt::TtBound;
 use super::worker::Worker;
 use super::{final_value, tt_key, DISC, INF};
-use crate::bitboard::CORNERS;
+use crate::bitboard::{CORNERS, NOT_A, NOT_H};
 use crate::board::{flips, Board};
 use crate::moves::Move;
 use crate::square::Square;
@@ -44,6 +44,15 @@ pub(crate) fn odd_squares(empty: u64) -> u64 {
     m
 }
 
+/// Squares next to a disc of `b` (the potential mobility of its opponent
+/// once intersected with the empties).
+#[inline]
+fn neighbours(b: u64) -> u64 {
+    let h = ((b << 1) & NOT_A) | ((b >> 1) & NOT_H);
+    let x = b | h;
+    h | (x << 8) | (x >> 8)
+}
+
 /// Value of a full-board (or one-empty, both blocked) disc difference.
 #[inline]
 fn score_diff(diff: i32, tie: i32) -> i32 {
@@ -65,7 +74,21 @@ impl Worker<'_> {
     /// Moves of `b` (flips all) best first: hash move, then fewest opponent
     /// replies (if `sort`), then odd quadrants.
     #[inline]
-    pub(crate) fn end_moves(&self, b: &Board, legal: u64, hash_sq: u8, sort: bool) -> EndMoves {
+    pub(crate) fn end_moves(
+        &mut self,
+        b: &Board,
+        legal: u64,
+        hash_sq: u8,
+        sort: bool,
+        tie: i32,
+    ) -> EndMoves {
+        let n = b.empties();
+        let shallow = if n >= self.cfg.end_shallow_min_empties {
+            1 + (n - self.cfg.end_shallow_min_empties) as i32 / 4
+        } else {
+            0
+        };
+        let mut scratch = Vec::new();
         let odd = odd_squares(b.empty());
         let mut m = EndMoves {
             sq: [0; 64],
@@ -82,9 +105,22 @@ impl Worker<'_> {
             let key = if s == hash_sq {
                 -1
             } else if sort {
-                let om = b.play_flips(s as usize, f).legal_moves();
+                let child = b.play_flips(s as usize, f);
+                let om = child.legal_moves();
                 let mob = (om.count_ones() + (om & CORNERS).count_ones()) as i32;
-                mob * 4 + if odd & bit != 0 { 0 } else { 2 }
+                let pot = (neighbours(child.opponent) & child.empty()).count_ones() as i32;
+                mob * self.cfg.end_mobility_weight
+                    + pot * self.cfg.end_potential_weight
+                    + if odd & bit != 0 {
+                        0
+                    } else {
+                        self.cfg.end_parity_weight
+                    }
+                    + if shallow > 0 {
+                        self.pvs(&child, -INF, INF, shallow - 1, -tie, 60, &mut scratch)
+                    } else {
+                        0
+                    }
             } else if odd & bit != 0 {
                 0
             } else {
@@ -171,7 +207,7 @@ impl Worker<'_> {
             }
             return -self.nws_end(&passed, -alpha - 1, -tie);
         }
-        let moves = self.end_moves(b, legal, hash_sq, n >= self.cfg.sort_min_empties);
+        let moves = self.end_moves(b, legal, hash_sq, n >= self.cfg.sort_min_empties, tie);
         let (best, best_sq) = if n >= self.cfg.split_min_empties && self.can_split() {
             self.nws_split(b, alpha, tie, &moves)
         } else {
@@ -242,7 +278,7 @@ impl Worker<'_> {
             pv.extend(cpv);
             return v;
         }
-        let moves = self.end_moves(b, legal, hash_sq, true);
+        let moves = self.end_moves(b, legal, hash_sq, true, tie);
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_sq = moves.sq[0];

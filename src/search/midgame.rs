@@ -108,7 +108,15 @@ impl Worker<'_> {
         let mut best = -INF;
         let mut best_move = kids[0].mv;
         let mut child_pv = Vec::new();
-        for (i, c) in kids.iter().enumerate() {
+        let split = !pv_node && depth >= self.cfg.split_min_depth && self.can_split();
+        if split {
+            (best, best_move) = self.pvs_split(&kids, alpha, depth, tie, ply);
+            if self.stopped {
+                self.put_buf(ply, kids);
+                return 0;
+            }
+        }
+        for (i, c) in kids.iter().enumerate().filter(|_| !split) {
             let v = if i == 0 {
                 self.child_value(c, alpha, beta, depth, tie, ply, &mut child_pv)
             } else {

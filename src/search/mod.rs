@@ -165,8 +165,86 @@ pub struct Config {
     pub stability_min_empties: u32,
     /// Parallel endgame: split points from this many empties.
     pub split_min_empties: u32,
+    /// Parallel midgame: split points from this depth.
+    pub split_min_depth: i32,
     /// Initial aspiration half-window (search units).
     pub aspiration: i32,
+    /// Endgame ordering: weight of the opponent's mobility (corners twice).
+    pub end_mobility_weight: i32,
+    /// Endgame ordering: weight of the opponent's potential mobility.
+    pub end_potential_weight: i32,
+    /// Endgame ordering: bonus of a move into an odd quadrant.
+    pub end_parity_weight: i32,
+    /// Endgame ordering by a shallow midgame search from this many empties.
+    pub end_shallow_min_empties: u32,
+}
+
+impl Config {
+    /// The tunables as `(name, value)`, for `set` and logs.
+    pub fn names(&self) -> Vec<(&'static str, i64)> {
+        vec![
+            ("solve_margin", self.solve_margin as i64),
+            ("presolve_depth", self.presolve_depth as i64),
+            ("shallow_sort_depth", self.shallow_sort_depth as i64),
+            ("tt_min_empties", self.tt_min_empties as i64),
+            ("sort_min_empties", self.sort_min_empties as i64),
+            ("stability_min_empties", self.stability_min_empties as i64),
+            ("split_min_empties", self.split_min_empties as i64),
+            ("split_min_depth", self.split_min_depth as i64),
+            ("aspiration", self.aspiration as i64),
+            ("end_mobility_weight", self.end_mobility_weight as i64),
+            ("end_potential_weight", self.end_potential_weight as i64),
+            ("end_parity_weight", self.end_parity_weight as i64),
+            (
+                "end_shallow_min_empties",
+                self.end_shallow_min_empties as i64,
+            ),
+        ]
+    }
+
+    /// Sets tunable `name` (see [`Config::names`]) to `value`.
+    ///
+    /// # Errors
+    /// Unknown name or a value out of range (0..=1000).
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let v: u32 = value
+            .trim()
+            .parse()
+            .ok()
+            .filter(|v| *v <= 1000)
+            .ok_or_else(|| format!("invalid value '{value}' for tunable {name}"))?;
+        match name.trim() {
+            "solve_margin" => self.solve_margin = v,
+            "presolve_depth" => self.presolve_depth = v,
+            "shallow_sort_depth" => self.shallow_sort_depth = v as i32,
+            "tt_min_empties" => self.tt_min_empties = v,
+            "sort_min_empties" => self.sort_min_empties = v,
+            "stability_min_empties" => self.stability_min_empties = v,
+            "split_min_empties" => self.split_min_empties = v,
+            "split_min_depth" => self.split_min_depth = v as i32,
+            "aspiration" => self.aspiration = v as i32,
+            "end_mobility_weight" => self.end_mobility_weight = v as i32,
+            "end_potential_weight" => self.end_potential_weight = v as i32,
+            "end_parity_weight" => self.end_parity_weight = v as i32,
+            "end_shallow_min_empties" => self.end_shallow_min_empties = v,
+            _ => return Err(format!("unknown tunable '{name}'")),
+        }
+        Ok(())
+    }
+
+    /// Applies `name=value,name=value` settings.
+    ///
+    /// # Errors
+    /// As [`Config::set`], or a missing `=`.
+    pub fn apply(&mut self, spec: &str) -> Result<(), String> {
+        for kv in spec.split(',').filter(|s| !s.trim().is_empty()) {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| format!("expected name=value, got '{kv}'"))?;
+            self.set(k, v)?;
+        }
+        Ok(())
+    }
 }
 
 impl Default for Config {
@@ -179,7 +257,12 @@ impl Default for Config {
             sort_min_empties: 6,
             stability_min_empties: 7,
             split_min_empties: 12,
+            split_min_depth: 4,
             aspiration: 2 * DISC,
+            end_mobility_weight: 16,
+            end_potential_weight: 2,
+            end_parity_weight: 4,
+            end_shallow_min_empties: 64,
         }
     }
 }

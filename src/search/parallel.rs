@@ -1,7 +1,8 @@
-//! Parallel endgame: young-brothers-wait split points on the engine's rayon
-//! pool.
+//! Parallel search: young-brothers-wait split points on the engine's rayon
+//! pool, in the endgame (`nws_split`) and the midgame (`pvs_split`).
 //!
 //! At a null-window endgame node with at least `split_min_empties` empties
+//! (a midgame null-window node with at least `split_min_depth` plies)
 //! the first (best-ordered) move is searched alone; if it does not cut
 //! off, the remaining moves are searched as rayon tasks. A task that fails
 //! high raises the split point's `cut` flag; every task below a split point
@@ -15,8 +16,9 @@
 //! which keeps 1-thread searches deterministic.
 
 use super::endgame::EndMoves;
-use super::worker::Worker;
+use super::worker::{Child, Worker};
 use crate::board::Board;
+use crate::moves::Move;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Mutex;
 
@@ -68,6 +70,62 @@ impl<'a> Worker<'a> {
                     let mut r = result_ref.lock().unwrap_or_else(|e| e.into_inner());
                     if v > r.0 {
                         *r = (v, sq);
+                    }
+                    if v > alpha {
+                        cut_ref.store(true, Relaxed);
+                    }
+                });
+            }
+        });
+        if self.job.shared.stop.load(Relaxed) || self.cuts.iter().any(|c| c.load(Relaxed)) {
+            self.stopped = true;
+        }
+        let r = *result.lock().unwrap_or_else(|e| e.into_inner());
+        r
+    }
+
+    /// Midgame counterpart of [`Worker::nws_split`]: the children `kids`
+    /// (ordered) of a null-window node at `alpha`, `depth` plies.
+    pub(crate) fn pvs_split(
+        &mut self,
+        kids: &[Child],
+        alpha: i32,
+        depth: i32,
+        tie: i32,
+        ply: usize,
+    ) -> (i32, Move) {
+        let mut scratch = Vec::new();
+        let v = self.child_value(&kids[0], alpha, alpha + 1, depth, tie, ply, &mut scratch);
+        if self.stopped || v > alpha || kids.len() == 1 {
+            return (v, kids[0].mv);
+        }
+        let cut = AtomicBool::new(false);
+        let result = Mutex::new((v, kids[0].mv));
+        let mut chain: Vec<&AtomicBool> = self.cuts.clone();
+        chain.push(&cut);
+        let job = self.job;
+        let id = self.id;
+        let chain = &chain;
+        let cut_ref = &cut;
+        let result_ref = &result;
+        rayon::scope(|s| {
+            for c in &kids[1..] {
+                let c = *c;
+                s.spawn(move |_| {
+                    if cut_ref.load(Relaxed) || job.shared.stop.load(Relaxed) {
+                        return;
+                    }
+                    let mut w = Worker::new(job, id);
+                    w.cuts = chain.clone();
+                    let mut pv = Vec::new();
+                    let v = w.child_value(&c, alpha, alpha + 1, depth, tie, ply, &mut pv);
+                    w.flush();
+                    if w.stopped {
+                        return;
+                    }
+                    let mut r = result_ref.lock().unwrap_or_else(|e| e.into_inner());
+                    if v > r.0 {
+                        *r = (v, c.mv);
                     }
                     if v > alpha {
                         cut_ref.store(true, Relaxed);

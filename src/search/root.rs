@@ -87,7 +87,10 @@ pub fn run_worker(job: &Job, id: usize, tx: &Sender<WorkerMsg>) -> Option<BestMo
     } else if let Some(d) = limits.depth {
         let d = d.max(1);
         if d >= empties {
-            (1..empties.min(d))
+            let pre = cfg
+                .presolve_depth
+                .min(empties.saturating_sub(cfg.solve_margin));
+            (1..=pre)
                 .map(Kind::Mid)
                 .chain([Kind::Solve(SolveMode::Exact)])
                 .collect()
@@ -135,7 +138,8 @@ pub fn run_worker(job: &Job, id: usize, tx: &Sender<WorkerMsg>) -> Option<BestMo
             break;
         }
         prev = best;
-        rm.sort_by_key(|r| std::cmp::Reverse(r.score));
+        // Moves left unsearched after a fail high keep their order, below.
+        rm.sort_by_key(|r| std::cmp::Reverse((r.done, r.score)));
         let infos = make_infos(&mut w, &rm, kind, empties, multipv, alpha, beta);
         if id == 0 {
             let _ = tx.send(WorkerMsg::Iteration(infos.clone()));

@@ -1,0 +1,154 @@
+//! `annex solve <file.obf> [--threads N] [--hash MB] [--wld]`: solves every
+//! position of an OBF file and checks the listed scores (Edax's `-solve`).
+//!
+//! One line per position: index, empties, best move, score, expected best
+//! score (`?` when the file lists none), `ok`/`FAIL`, seconds, nodes; then
+//! `solved <ok>/<total> correct, <seconds> s, <nodes> nodes, <nodes/s> nodes/s`.
+//! With `--wld` only the sign is checked. The table is cleared before each
+//! position. Returns an error (non-zero exit) when a score is wrong.
+
+use crate::engine::{Engine, EngineEvent};
+use crate::position::ObfLine;
+use crate::search::{Limits, SolveMode};
+use std::time::Instant;
+
+/// Arguments of `annex solve`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct SolveArgs {
+    /// OBF file: `<board> <side>; <move>:<score>; ...` per line.
+    pub file: std::path::PathBuf,
+    /// Search threads.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = 64)]
+    pub hash: usize,
+    /// Solve win/loss/draw only.
+    #[arg(long)]
+    pub wld: bool,
+    /// Only positions with these 1-based indexes (e.g. `1-5,9`).
+    #[arg(long)]
+    pub only: Option<String>,
+}
+
+fn parse_ranges(s: &str) -> Result<Vec<(usize, usize)>, String> {
+    s.split(',')
+        .map(|p| {
+            let (a, b) = p.split_once('-').unwrap_or((p, p));
+            let a = a.trim().parse().map_err(|_| format!("bad range '{p}'"))?;
+            let b = b.trim().parse().map_err(|_| format!("bad range '{p}'"))?;
+            Ok((a, b))
+        })
+        .collect()
+}
+
+/// Runs the tool.
+///
+/// # Errors
+/// Unreadable file, bad line, bad option, or a wrong score.
+pub fn run(a: &SolveArgs) -> Result<(), String> {
+    let text = std::fs::read_to_string(&a.file)
+        .map_err(|e| format!("cannot read {}: {e}", a.file.display()))?;
+    let ranges = a.only.as_deref().map(parse_ranges).transpose()?;
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let mut engine = Engine::new(tx);
+    engine.set_option("Threads", &a.threads.to_string())?;
+    engine.set_option("Hash", &a.hash.to_string())?;
+    if let Ok(spec) = std::env::var("ANNEX_CONFIG") {
+        // Tuning aid: `ANNEX_CONFIG=name=value,...` overrides search tunables.
+        let mut c = engine.config().clone();
+        c.apply(&spec)?;
+        engine.set_config(c);
+    }
+    let mode = if a.wld {
+        SolveMode::Wld
+    } else {
+        SolveMode::Exact
+    };
+    let (mut ok, mut total, mut wrong, mut nodes) = (0usize, 0usize, 0usize, 0u64);
+    let start = Instant::now();
+    let lines = text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#') && !l.starts_with('%'));
+    println!("  # empt move score  want result     time       nodes");
+    for (i, line) in lines.enumerate() {
+        let index = i + 1;
+        if let Some(r) = &ranges {
+            if !r.iter().any(|&(lo, hi)| (lo..=hi).contains(&index)) {
+                continue;
+            }
+        }
+        let obf: ObfLine = line
+            .parse()
+            .map_err(|e| format!("line {index}: {e} in '{line}'"))?;
+        engine.new_game();
+        let t = Instant::now();
+        let limits = Limits {
+            solve: Some(mode),
+            ..Limits::default()
+        };
+        engine.go(obf.position, limits);
+        let mut result = None;
+        for ev in rx.iter() {
+            match ev {
+                EngineEvent::Info(i) => log::info!(
+                    "depth {} score {:+} {:?} nodes {} time {:.3} pv {}",
+                    i.depth,
+                    i.score,
+                    i.bound,
+                    i.nodes,
+                    i.time.as_secs_f64(),
+                    i.pv.iter()
+                        .map(|m| m.to_string())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ),
+                EngineEvent::BestMove(b) => {
+                    result = Some(b);
+                    break;
+                }
+                EngineEvent::Message(m) => log::warn!("{m}"),
+            }
+        }
+        engine.wait();
+        let r = result.ok_or("the engine sent no result")?;
+        let secs = t.elapsed().as_secs_f64();
+        total += 1;
+        nodes += r.nodes;
+        let want = obf.best_score();
+        let verdict = match want {
+            None => "-",
+            Some(w) => {
+                let good = if a.wld {
+                    r.score.signum() == w.signum() || (w == 0 && r.tie.is_some())
+                } else {
+                    r.score == w && (obf.best_moves().contains(&r.best) || obf.scores.len() <= 1)
+                };
+                if good {
+                    ok += 1;
+                    "ok"
+                } else {
+                    wrong += 1;
+                    "FAIL"
+                }
+            }
+        };
+        println!(
+            "{index:>3} {:>4} {:>4} {:>+5} {:>5} {verdict:>6} {secs:>8.3} {:>11}",
+            obf.position.board.empties(),
+            r.best.to_string(),
+            r.score,
+            want.map_or("?".to_string(), |w| format!("{w:+}")),
+            r.nodes
+        );
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "solved {ok}/{total} correct, {secs:.3} s, {nodes} nodes, {:.0} nodes/s",
+        nodes as f64 / secs.max(1e-9)
+    );
+    if wrong > 0 {
+        return Err(format!("{wrong} wrong result(s)"));
+    }
+    Ok(())
+}
