@@ -134,6 +134,18 @@ pub struct MeasureArgs {
     /// Milliseconds per move of the engine-vs-engine match (0 = no such match).
     #[arg(long, default_value_t = 0)]
     movetime_ms: u64,
+    /// A GTP engine to play (e.g. /usr/games/gtp-rhino).
+    #[arg(long)]
+    gtp: Option<String>,
+    /// XOT openings against the GTP engine (each twice).
+    #[arg(long, default_value_t = 20)]
+    gtp_games: usize,
+    /// Play the GTP engine with the measured evaluation only (not the baseline).
+    #[arg(long)]
+    gtp_pattern_only: bool,
+    /// Annex's milliseconds per move against the GTP engine.
+    #[arg(long, default_value_t = 100)]
+    gtp_movetime_ms: u64,
     /// Worker threads.
     #[arg(long, default_value_t = 2)]
     threads: usize,
@@ -337,6 +349,50 @@ fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
             r.discs as f64 / r.games().max(1) as f64,
             t.elapsed().as_secs_f64()
         );
+    }
+    if let Some(program) = &a.gtp {
+        let mut lines = Vec::new();
+        for line in xot
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .take(a.gtp_games)
+        {
+            let sq: Result<Vec<annex::square::Square>, _> = line
+                .trim()
+                .as_bytes()
+                .chunks(2)
+                .map(|c| String::from_utf8_lossy(c).parse::<annex::square::Square>())
+                .collect();
+            lines.push(sq.map_err(|_| format!("bad XOT line {line}"))?);
+        }
+        let t = Instant::now();
+        let limits = annex::search::Limits {
+            movetime: Some(std::time::Duration::from_millis(a.gtp_movetime_ms)),
+            ..Default::default()
+        };
+        let players: &[(&str, &Evaluator)] = if a.gtp_pattern_only {
+            &[("pattern", &eval)]
+        } else {
+            &[("pattern", &eval), ("baseline", &base)]
+        };
+        for &(ename, e) in players {
+            let (r, per_move) = annex::train::gtp::gtp_match(program, e, &lines, &limits)?;
+            let (elo, margin) = r.elo();
+            println!(
+                "{ename} vs {program}, {} games (XOT, colours swapped), annex {} ms/move, {program} {:.0} ms/move on average: +{} ={} -{}, score {:.1}%, Elo {:+.0} ± {:.0}, mean discs {:+.2} ({:.0} s)",
+                r.games(),
+                a.gtp_movetime_ms,
+                per_move * 1000.0,
+                r.wins,
+                r.draws,
+                r.losses,
+                100.0 * r.score(),
+                elo,
+                margin,
+                r.discs as f64 / r.games().max(1) as f64,
+                t.elapsed().as_secs_f64()
+            );
+        }
     }
     if a.games > 0 {
         let t = Instant::now();

@@ -19,6 +19,7 @@
 
 pub mod data;
 pub mod fit;
+pub mod gtp;
 pub mod measure;
 
 use crate::board::Board;
