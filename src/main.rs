@@ -10,8 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-#[path = "tools/train.rs"]
-mod train_tool;
+use annex::tools::train as train_tool;
 
 #[derive(Parser)]
 #[command(name = "annex", version, about = "Annex, an Othello/Reversi engine")]

@@ -13,3 +13,5 @@ pub mod solve;
 pub mod match_;
 /// `annex analyze`: JSON lines for scripts.
 pub mod analyze;
+/// `annex train` and `annex eval-measure`.
+pub mod train;

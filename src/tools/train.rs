@@ -1,8 +1,8 @@
-//! `annex train`: command-line front end of [`annex::train`].
+//! `annex train`: command-line front end of [`crate::train`].
 
-use annex::eval::pattern::FeatureSet;
-use annex::train::fit::FitConfig;
-use annex::train::{train, TrainConfig};
+use crate::eval::pattern::FeatureSet;
+use crate::train::fit::FitConfig;
+use crate::train::{train, TrainConfig};
 use std::path::PathBuf;
 
 /// Arguments of `annex train`.
@@ -161,9 +161,9 @@ pub fn measure(a: &MeasureArgs) -> Result<(), String> {
 }
 
 fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
-    use annex::eval::Evaluator;
-    use annex::train::measure::{alphabeta, mae_bands, play_match, read_ffo_tsv, read_obf};
-    use annex::train::measure::{engine_depth_scores, engine_match, engine_search, solve, Exact};
+    use crate::eval::Evaluator;
+    use crate::train::measure::{alphabeta, mae_bands, play_match, read_ffo_tsv, read_obf};
+    use crate::train::measure::{engine_depth_scores, engine_match, engine_search, solve, Exact};
     use std::time::Instant;
     let eval = match &a.eval {
         Some(p) => Evaluator::from_file(p)?,
@@ -182,7 +182,7 @@ fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
     ];
     if a.solve > 0 {
         let t = Instant::now();
-        let cfg = annex::train::TrainConfig {
+        let cfg = crate::train::TrainConfig {
             data_dir: a.data.clone(),
             wthor: true,
             logbook: true,
@@ -192,17 +192,17 @@ fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
             solve_empties: 0,
             fit: FitConfig::default(),
         };
-        let games = annex::train::load_games(&cfg)?;
+        let games = crate::train::load_games(&cfg)?;
         let mut picks = Vec::new();
         let span = a.solve_max.saturating_sub(7).max(1) as usize;
         for (i, g) in games.iter().enumerate() {
             if picks.len() >= a.solve {
                 break;
             }
-            if !annex::train::is_held_out(i, a.seed, a.holdout) {
+            if !crate::train::is_held_out(i, a.seed, a.holdout) {
                 continue;
             }
-            let Some(pos) = annex::train::data::replay(g) else {
+            let Some(pos) = crate::train::data::replay(g) else {
                 continue;
             };
             // One position per game, empties cycling through 8..=solve_max.
@@ -289,12 +289,12 @@ fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
             nodes as f64 / t.elapsed().as_secs_f64() / 1e6
         );
     }
-    let rules = annex::rules::RuleSet::default();
+    let rules = crate::rules::RuleSet::default();
     let xot = std::fs::read_to_string(a.data.join("openings/xot/openingssmall.txt"))
         .map_err(|e| format!("cannot read XOT openings: {e}"))?;
     let mut openings = Vec::new();
     for line in xot.lines().filter(|l| !l.trim().is_empty()) {
-        let p = annex::position::Position::from_transcript(line.trim(), &rules)
+        let p = crate::position::Position::from_transcript(line.trim(), &rules)
             .map_err(|e| format!("XOT opening {line}: {e}"))?;
         openings.push(p.board);
     }
@@ -302,12 +302,12 @@ fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
         // Midgame speed of the engine (one thread), positions after XOT openings.
         for (ename, e) in [("pattern", &eval), ("baseline", &base)] {
             let (tx, _) = crossbeam_channel::unbounded();
-            let mut eng = annex::engine::Engine::new(tx);
+            let mut eng = crate::engine::Engine::new(tx);
             eng.set_evaluator(e.clone());
             let (mut nodes, mut secs) = (0u64, 0f64);
             for b in openings.iter().take(20) {
                 eng.new_game();
-                let limits = annex::search::Limits {
+                let limits = crate::search::Limits {
                     depth: Some(a.engine_depth),
                     ..Default::default()
                 };
@@ -325,7 +325,7 @@ fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
     }
     if a.movetime_ms > 0 && a.games > 0 {
         let t = Instant::now();
-        let limits = annex::search::Limits {
+        let limits = crate::search::Limits {
             movetime: Some(std::time::Duration::from_millis(a.movetime_ms)),
             ..Default::default()
         };
@@ -357,16 +357,16 @@ fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
             .filter(|l| !l.trim().is_empty())
             .take(a.gtp_games)
         {
-            let sq: Result<Vec<annex::square::Square>, _> = line
+            let sq: Result<Vec<crate::square::Square>, _> = line
                 .trim()
                 .as_bytes()
                 .chunks(2)
-                .map(|c| String::from_utf8_lossy(c).parse::<annex::square::Square>())
+                .map(|c| String::from_utf8_lossy(c).parse::<crate::square::Square>())
                 .collect();
             lines.push(sq.map_err(|_| format!("bad XOT line {line}"))?);
         }
         let t = Instant::now();
-        let limits = annex::search::Limits {
+        let limits = crate::search::Limits {
             movetime: Some(std::time::Duration::from_millis(a.gtp_movetime_ms)),
             ..Default::default()
         };
@@ -376,7 +376,7 @@ fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
             &[("pattern", &eval), ("baseline", &base)]
         };
         for &(ename, e) in players {
-            let (r, per_move) = annex::train::gtp::gtp_match(program, e, &lines, &limits)?;
+            let (r, per_move) = crate::train::gtp::gtp_match(program, e, &lines, &limits)?;
             let (elo, margin) = r.elo();
             println!(
                 "{ename} vs {program}, {} games (XOT, colours swapped), annex {} ms/move, {program} {:.0} ms/move on average: +{} ={} -{}, score {:.1}%, Elo {:+.0} ± {:.0}, mean discs {:+.2} ({:.0} s)",
