@@ -4,7 +4,6 @@
 use annex::book::build::BuildOptions;
 use annex::perft::{divide, Convention, PerftOptions};
 use annex::position::Position;
-use annex::rules::RuleSet;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,37 +20,6 @@ struct Cli {
     protocol: Option<String>,
     #[command(subcommand)]
     command: Option<Command>,
-}
-
-#[derive(clap::Args, Clone, Default)]
-struct RuleArgs {
-    /// Start position: diagonal, parallel or free.
-    #[arg(long, default_value = "diagonal")]
-    start: String,
-    /// Flips: all or one-line.
-    #[arg(long, default_value = "all")]
-    flips: String,
-    /// Tie rule: draw or second.
-    #[arg(long, default_value = "draw")]
-    tie: String,
-    /// Scoring: wof or count.
-    #[arg(long, default_value = "wof")]
-    scoring: String,
-}
-
-impl RuleArgs {
-    fn rules(&self) -> Result<RuleSet, String> {
-        let mut r = RuleSet::default();
-        for (k, v) in [
-            ("start", &self.start),
-            ("flips", &self.flips),
-            ("tie", &self.tie),
-            ("scoring", &self.scoring),
-        ] {
-            r.set(k, v).map_err(|e| e.to_string())?;
-        }
-        Ok(r)
-    }
 }
 
 #[derive(Subcommand)]
@@ -128,7 +96,7 @@ struct PerftArgs {
     #[arg(long, allow_hyphen_values = true)]
     moves: Option<String>,
     #[command(flatten)]
-    rules: RuleArgs,
+    rules: annex::tools::RuleFlags,
 }
 
 fn run_perft(a: &PerftArgs) -> Result<(), String> {

@@ -2,11 +2,11 @@
 //! in [`crate::matchplay`]; this file maps the command line onto it and
 //! prints the final report on stdout (progress goes to stderr).
 
+use super::RuleFlags;
 use crate::matchplay::openings::parse_openings;
 use crate::matchplay::stats::{ScoreLines, Sprt, Wld};
 use crate::matchplay::tournament::{run_match, MatchConfig};
 use crate::matchplay::{parse_tc, EngineSpec};
-use crate::rules::RuleSet;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -62,43 +62,6 @@ pub struct MatchArgs {
     hang: u64,
     #[command(flatten)]
     rules: RuleFlags,
-}
-
-/// The rule options `--start --flips --tie --scoring` of `match` and
-/// `analyze`.
-#[derive(clap::Args, Clone, Debug, Default)]
-pub struct RuleFlags {
-    /// Start position: diagonal, parallel or free.
-    #[arg(long, default_value = "diagonal")]
-    start: String,
-    /// Flips: all or one-line.
-    #[arg(long, default_value = "all")]
-    flips: String,
-    /// Tie rule: draw or second.
-    #[arg(long, default_value = "draw")]
-    tie: String,
-    /// Scoring: wof or count.
-    #[arg(long, default_value = "wof")]
-    scoring: String,
-}
-
-impl RuleFlags {
-    /// The rule set.
-    ///
-    /// # Errors
-    /// An invalid value.
-    pub fn rules(&self) -> Result<RuleSet, String> {
-        let mut r = RuleSet::default();
-        for (k, v) in [
-            ("start", &self.start),
-            ("flips", &self.flips),
-            ("tie", &self.tie),
-            ("scoring", &self.scoring),
-        ] {
-            r.set(k, v).map_err(|e| e.to_string())?;
-        }
-        Ok(r)
-    }
 }
 
 fn config(a: &MatchArgs) -> Result<MatchConfig, String> {

@@ -26,57 +26,46 @@ pub struct GamePosition {
     pub black: bool,
 }
 
-/// Parses a WTHOR `.wtb` file (16-byte header, 68-byte records).
+/// Square indices of decoded moves (passes are never recorded).
+fn squares(moves: &[crate::moves::Move]) -> Vec<u8> {
+    moves
+        .iter()
+        .filter_map(|m| m.to_square())
+        .map(|s| s.index() as u8)
+        .collect()
+}
+
+/// Reads a WTHOR `.wtb` file (decoded by [`crate::gamedb::parse_wthor`]).
+/// Games with impossible disc counts are skipped.
 pub fn read_wthor(bytes: &[u8]) -> Result<Vec<Game>, String> {
-    if bytes.len() < 16 {
-        return Err(format!("WTHOR file too short ({} bytes)", bytes.len()));
-    }
-    let n = u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]) as usize;
-    let depth = match bytes[14] {
+    let w = crate::gamedb::parse_wthor(bytes).map_err(|e| e.to_string())?;
+    let depth = match w.theoretical_depth {
         0 => 24,
         d => d as u32,
     };
-    if bytes.len() < 16 + 68 * n {
-        return Err(format!(
-            "WTHOR file truncated: header says {n} games, {} bytes",
-            bytes.len()
-        ));
-    }
-    let mut games = Vec::with_capacity(n);
-    for r in bytes[16..16 + 68 * n].chunks_exact(68) {
-        let black = r[6] as i32;
-        let theo = r[7] as i32;
-        let result = 2 * black - 64;
-        let mut moves = Vec::with_capacity(60);
-        let mut ok = true;
-        for &m in &r[8..68] {
-            if m == 0 {
-                break;
+    Ok(w.games
+        .iter()
+        .filter_map(|g| {
+            let black = g.black_discs? as i32;
+            let theo = g.theoretical? as i32;
+            if black > 64 || theo > 64 {
+                return None;
             }
-            let (row, col) = (m / 10, m % 10);
-            if !(1..=8).contains(&row) || !(1..=8).contains(&col) {
-                ok = false;
-                break;
-            }
-            moves.push((row - 1) * 8 + (col - 1));
-        }
-        if !ok || black > 64 || theo > 64 {
-            continue;
-        }
-        // 0 often means "not computed": trust it only when it agrees with a wipe-out.
-        let theoretical = if theo == 0 && black != 0 {
-            None
-        } else {
-            Some(2 * theo - 64)
-        };
-        games.push(Game {
-            moves,
-            result,
-            theoretical,
-            theoretical_empties: depth,
-        });
-    }
-    Ok(games)
+            // 0 often means "not computed": trust it only when it agrees
+            // with a wipe-out.
+            let theoretical = if theo == 0 && black != 0 {
+                None
+            } else {
+                Some(2 * theo - 64)
+            };
+            Some(Game {
+                moves: squares(&g.moves),
+                result: 2 * black - 64,
+                theoretical,
+                theoretical_empties: depth,
+            })
+        })
+        .collect())
 }
 
 /// Parses Logistello's `logbook.gam` text: one game a line,
@@ -100,26 +89,10 @@ pub fn read_logbook(text: &str) -> (Vec<Game>, usize) {
 }
 
 fn parse_logbook_line(line: &str) -> Option<Game> {
-    let (mv, rest) = line.split_once(':')?;
-    let result: i32 = rest.split_whitespace().next()?.parse().ok()?;
-    let b = mv.trim().as_bytes();
-    if b.len() % 3 != 0 || !(-64..=64).contains(&result) {
-        return None;
-    }
-    let mut moves = Vec::with_capacity(b.len() / 3);
-    for c in b.chunks_exact(3) {
-        if c[0] != b'+' && c[0] != b'-' {
-            return None;
-        }
-        let col = c[1].to_ascii_lowercase().wrapping_sub(b'a');
-        let row = c[2].wrapping_sub(b'1');
-        if col >= 8 || row >= 8 {
-            return None;
-        }
-        moves.push(row * 8 + col);
-    }
+    let g = crate::gamedb::parse_logbook_line(line).ok()?;
+    let result = g.black_minus_white.filter(|r| (-64..=64).contains(r))?;
     Some(Game {
-        moves,
+        moves: squares(&g.moves),
         result,
         theoretical: None,
         theoretical_empties: 0,
