@@ -356,3 +356,44 @@ fn two_threads_agree() {
         }
     }
 }
+
+/// Rapid go/stop cycles, a go that replaces a running search, and stops
+/// with no search running: exactly one BestMove per go, never a hang.
+#[test]
+fn one_best_move_per_go() {
+    let (mut e, rx) = engine();
+    let rules = e.rules();
+    let pos = Position::from_transcript("f5d6c3d3c4f4f6f3e6e7", &rules).unwrap();
+    e.stop();
+    let inf = Limits {
+        infinite: true,
+        ..Limits::default()
+    };
+    for i in 0..20 {
+        e.go(pos, inf.clone());
+        if i % 3 == 0 {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if i % 2 == 0 {
+            e.stop();
+        } else {
+            // A new go stops the running one first.
+            e.go(pos, depth(2));
+        }
+        e.wait();
+    }
+    let n = rx
+        .try_iter()
+        .filter(|ev| matches!(ev, EngineEvent::BestMove(_)))
+        .count();
+    assert_eq!(n, 30);
+    assert!(!e.is_searching());
+    e.set_option("Threads", "2").unwrap();
+    e.set_option("Hash", "1").unwrap();
+    assert!(e.set_option("Hash", "0").is_err());
+    assert!(e.set_option("Nonsense", "1").is_err());
+    assert!(e.set_option("Tie", "sometimes").is_err());
+    assert_eq!(e.rules(), rules);
+    let r = e.search_sync(pos, depth(3));
+    assert!(pos.legal_moves(&rules).contains(r.best));
+}
