@@ -397,3 +397,39 @@ fn one_best_move_per_go() {
     let r = e.search_sync(pos, depth(3));
     assert!(pos.legal_moves(&rules).contains(r.best));
 }
+
+/// `stop` ends a deep exact solve (FFO #38, 24 empties) promptly, with
+/// two threads (split points must all unwind).
+#[test]
+fn stop_ends_an_exact_solve() {
+    let (mut e, rx) = engine();
+    e.set_option("Threads", "2").unwrap();
+    let rules = e.rules();
+    let pos: Position = "--OOOO----OOOO---XOXXOOXOOXOOOOX-OOOOOXXXOOXXXXX--X-X----------- X"
+        .parse()
+        .unwrap();
+    assert_eq!(pos.board.empties(), 24);
+    e.go(
+        pos,
+        Limits {
+            solve: Some(SolveMode::Exact),
+            ..Limits::default()
+        },
+    );
+    std::thread::sleep(Duration::from_millis(400));
+    assert!(e.is_searching(), "a 24-empties solve takes far longer");
+    let t = Instant::now();
+    e.stop();
+    e.wait();
+    assert!(
+        t.elapsed() < Duration::from_secs(2),
+        "stop took {:?}",
+        t.elapsed()
+    );
+    let best = rx.try_iter().find_map(|ev| match ev {
+        EngineEvent::BestMove(b) => Some(b),
+        _ => None,
+    });
+    let best = best.expect("a BestMove");
+    assert!(pos.legal_moves(&rules).contains(best.best));
+}
