@@ -356,3 +356,80 @@ fn two_threads_agree() {
         }
     }
 }
+
+/// Rapid go/stop cycles, a go that replaces a running search, and stops
+/// with no search running: exactly one BestMove per go, never a hang.
+#[test]
+fn one_best_move_per_go() {
+    let (mut e, rx) = engine();
+    let rules = e.rules();
+    let pos = Position::from_transcript("f5d6c3d3c4f4f6f3e6e7", &rules).unwrap();
+    e.stop();
+    let inf = Limits {
+        infinite: true,
+        ..Limits::default()
+    };
+    for i in 0..20 {
+        e.go(pos, inf.clone());
+        if i % 3 == 0 {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if i % 2 == 0 {
+            e.stop();
+        } else {
+            // A new go stops the running one first.
+            e.go(pos, depth(2));
+        }
+        e.wait();
+    }
+    let n = rx
+        .try_iter()
+        .filter(|ev| matches!(ev, EngineEvent::BestMove(_)))
+        .count();
+    assert_eq!(n, 30);
+    assert!(!e.is_searching());
+    e.set_option("Threads", "2").unwrap();
+    e.set_option("Hash", "1").unwrap();
+    assert!(e.set_option("Hash", "0").is_err());
+    assert!(e.set_option("Nonsense", "1").is_err());
+    assert!(e.set_option("Tie", "sometimes").is_err());
+    assert_eq!(e.rules(), rules);
+    let r = e.search_sync(pos, depth(3));
+    assert!(pos.legal_moves(&rules).contains(r.best));
+}
+
+/// `stop` ends a deep exact solve (FFO #38, 24 empties) promptly, with
+/// two threads (split points must all unwind).
+#[test]
+fn stop_ends_an_exact_solve() {
+    let (mut e, rx) = engine();
+    e.set_option("Threads", "2").unwrap();
+    let rules = e.rules();
+    let pos: Position = "--OOOO----OOOO---XOXXOOXOOXOOOOX-OOOOOXXXOOXXXXX--X-X----------- X"
+        .parse()
+        .unwrap();
+    assert_eq!(pos.board.empties(), 24);
+    e.go(
+        pos,
+        Limits {
+            solve: Some(SolveMode::Exact),
+            ..Limits::default()
+        },
+    );
+    std::thread::sleep(Duration::from_millis(400));
+    assert!(e.is_searching(), "a 24-empties solve takes far longer");
+    let t = Instant::now();
+    e.stop();
+    e.wait();
+    assert!(
+        t.elapsed() < Duration::from_secs(2),
+        "stop took {:?}",
+        t.elapsed()
+    );
+    let best = rx.try_iter().find_map(|ev| match ev {
+        EngineEvent::BestMove(b) => Some(b),
+        _ => None,
+    });
+    let best = best.expect("a BestMove");
+    assert!(pos.legal_moves(&rules).contains(best.best));
+}

@@ -52,11 +52,11 @@ impl<'a> Worker<'a> {
         let chain = &chain;
         let cut_ref = &cut;
         let result_ref = &result;
-        rayon::scope(|s| {
+        rayon::scope_fifo(|s| {
             for i in 1..moves.len {
                 let child = b.play_flips(moves.sq[i] as usize, moves.flips[i]);
                 let sq = moves.sq[i];
-                s.spawn(move |_| {
+                s.spawn_fifo(move |_| {
                     if cut_ref.load(Relaxed) || job.shared.stop.load(Relaxed) {
                         return;
                     }
@@ -108,10 +108,10 @@ impl<'a> Worker<'a> {
         let chain = &chain;
         let cut_ref = &cut;
         let result_ref = &result;
-        rayon::scope(|s| {
+        rayon::scope_fifo(|s| {
             for c in &kids[1..] {
                 let c = *c;
-                s.spawn(move |_| {
+                s.spawn_fifo(move |_| {
                     if cut_ref.load(Relaxed) || job.shared.stop.load(Relaxed) {
                         return;
                     }
