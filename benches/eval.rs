@@ -4,7 +4,7 @@
 //!
 //! `cargo bench --bench eval`
 
-use annex::board::{flips, legal_moves, Board};
+use annex::board::{Board, flips, legal_moves};
 use annex::eval::pattern::FeatureSet;
 use annex::eval::{Evaluator, PatternEval, Weights};
 use std::hint::black_box;

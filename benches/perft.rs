@@ -11,7 +11,7 @@
 //! a plain loop over the bitboard functions that knows no options.
 
 use annex::board::Board;
-use annex::perft::{perft_general, perft_with, Convention, PerftOptions};
+use annex::perft::{Convention, PerftOptions, perft_general, perft_with};
 use annex::position::Position;
 use annex::rules::RuleSet;
 use std::hint::black_box;

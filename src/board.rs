@@ -14,7 +14,7 @@
 //! assert_eq!(next.opponent.count_ones(), 4); // X now has 4 discs
 //! ```
 
-use crate::bitboard::{symmetry, RAYS};
+use crate::bitboard::{RAYS, symmetry};
 use crate::rules::{RuleSet, Scoring, Start};
 use crate::square::Direction;
 use std::fmt;

@@ -29,9 +29,9 @@ use crate::position::Position;
 use crate::rules::RuleSet;
 use crate::search::time::plan;
 use crate::search::{
-    run_worker, to_discs, BestMove, Config, Info, Job, Limits, SearchShared, Table, WorkerMsg, DISC,
+    BestMove, Config, DISC, Info, Job, Limits, SearchShared, Table, WorkerMsg, run_worker, to_discs,
 };
-use crossbeam_channel::{select, unbounded, Receiver, Sender};
+use crossbeam_channel::{Receiver, Sender, select, unbounded};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -502,11 +502,11 @@ impl Engine {
 
     /// Blocks until the current search has sent its BestMove.
     pub fn wait(&mut self) {
-        if let Some(h) = self.handle.take() {
-            if h.join().is_err() {
-                log::error!("the search controller panicked");
-                self.searching.store(false, Relaxed);
-            }
+        if let Some(h) = self.handle.take()
+            && h.join().is_err()
+        {
+            log::error!("the search controller panicked");
+            self.searching.store(false, Relaxed);
         }
     }
 
@@ -653,10 +653,10 @@ impl Controller {
                     for i in infos {
                         let _ = self.events.send(EngineEvent::Info(i));
                     }
-                    if let (Some(t0), Some(soft)) = (timing_from, tp.soft) {
-                        if t0.elapsed() >= soft / 2 {
-                            shared.stop.store(true, Relaxed);
-                        }
+                    if let (Some(t0), Some(soft)) = (timing_from, tp.soft)
+                        && t0.elapsed() >= soft / 2
+                    {
+                        shared.stop.store(true, Relaxed);
                     }
                 }
                 Wake::Worker(WorkerMsg::Done { result: r, .. }) => {

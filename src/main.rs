@@ -2,7 +2,7 @@
 //! protocols on stdin/stdout; subcommands are command-line tools.
 
 use annex::book::build::BuildOptions;
-use annex::perft::{divide, Convention, PerftOptions};
+use annex::perft::{Convention, PerftOptions, divide};
 use annex::position::Position;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;

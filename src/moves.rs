@@ -15,8 +15,8 @@
 //! assert_eq!(names, ["d3", "c4", "f5", "e6"]);
 //! ```
 
-use crate::bitboard::{Squares, CENTRE};
-use crate::board::{flips, flips_dir, Board};
+use crate::bitboard::{CENTRE, Squares};
+use crate::board::{Board, flips, flips_dir};
 use crate::rules::{Flips, RuleSet};
 use crate::square::{Direction, Square};
 use std::fmt;

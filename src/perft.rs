@@ -23,7 +23,7 @@
 //! ```
 
 use crate::board::Board;
-use crate::moves::{play_unchecked, Move, MoveList};
+use crate::moves::{Move, MoveList, play_unchecked};
 use crate::rules::RuleSet;
 use std::fmt;
 use std::str::FromStr;
@@ -155,7 +155,7 @@ impl CountTable {
     fn prefetch(&self, b: &Board) {
         #[cfg(target_arch = "x86_64")]
         {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
             let ptr = self.bucket(b) as *const Bucket as *const i8;
             // Safety: SSE is part of every x86-64 CPU, and a prefetch of a
             // valid address (a reference into the table) has no effect but

@@ -12,7 +12,7 @@
 //! ```
 
 use crate::board::{Board, Color};
-use crate::moves::{self, is_game_over, Move, MoveError, MoveList};
+use crate::moves::{self, Move, MoveError, MoveList, is_game_over};
 use crate::rules::{RuleSet, Scoring, Tie};
 use crate::square::Square;
 use std::fmt;
@@ -219,11 +219,7 @@ impl Position {
     /// Final disc difference for `color`, by the `scoring` option.
     pub fn final_score_for(&self, scoring: Scoring, color: Color) -> i32 {
         let s = self.board.final_score(scoring);
-        if color == self.side {
-            s
-        } else {
-            -s
-        }
+        if color == self.side { s } else { -s }
     }
 
     /// The winner of a finished game (`None` = draw) under `rules`. With

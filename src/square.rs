@@ -22,11 +22,7 @@ impl Square {
     /// The square with index `i` (`0..64`), or `None`.
     #[inline]
     pub const fn new(i: u8) -> Option<Square> {
-        if i < 64 {
-            Some(Square(i))
-        } else {
-            None
-        }
+        if i < 64 { Some(Square(i)) } else { None }
     }
 
     /// The square at column `col` and row `row`, both `0..8`.

@@ -2,7 +2,7 @@
 //! games, and its use by the engine (`OwnBook`, `BookFile`, protocol.md
 //! "Options").
 
-use crate::util::{data_dir, Annex};
+use crate::util::{Annex, data_dir};
 use annex::bitboard::symmetry_square;
 use annex::book::Book;
 use annex::gamedb::parse_wthor;
@@ -91,12 +91,14 @@ fn protocol_options_own_book_and_book_file() {
     let mut a = Annex::spawn(&[]);
     a.send("uci");
     let opts = a.until_prefix("uciok");
-    assert!(opts
-        .iter()
-        .any(|l| l.starts_with("option name OwnBook type check")));
-    assert!(opts
-        .iter()
-        .any(|l| l.starts_with("option name BookFile type string")));
+    assert!(
+        opts.iter()
+            .any(|l| l.starts_with("option name OwnBook type check"))
+    );
+    assert!(
+        opts.iter()
+            .any(|l| l.starts_with("option name BookFile type string"))
+    );
     // A game move from a book position comes from the book.
     a.send("position startpos moves f5 d6");
     let lines = go_and_collect(&mut a, "go movetime 2000");

@@ -3,15 +3,15 @@
 
 use crate::util::{data_dir, read_data};
 use annex::bitboard::symmetry;
-use annex::board::{flips, legal_moves, Board};
+use annex::board::{Board, flips, legal_moves};
 use annex::eval::pattern::{
-    canon, raw_features, slow_index, FeatureSet, N_PATTERN_FEATURES, OFFSETS, PATTERNS,
+    FeatureSet, N_PATTERN_FEATURES, OFFSETS, PATTERNS, canon, raw_features, slow_index,
 };
 use annex::eval::weights::VERSION;
-use annex::eval::{Evaluator, PatternEval, Weights, SCALE};
+use annex::eval::{Evaluator, PatternEval, SCALE, Weights};
 use annex::position::Position;
 use annex::train::data::{read_logbook, read_wthor, replay};
-use annex::train::fit::{fit, FitConfig};
+use annex::train::fit::{FitConfig, fit};
 use annex::train::{bucket, game_samples};
 
 struct Rng(u64);
@@ -301,7 +301,7 @@ fn engine_eval_file_option() {
 #[test]
 fn solver_labels_are_exact_late_and_propagated_early() {
     use annex::train::measure::solve;
-    use annex::train::{game_samples_solved, Solver};
+    use annex::train::{Solver, game_samples_solved};
     let b = std::fs::read(data_dir().join("wthor/WTH_2005.wtb")).unwrap();
     let games = read_wthor(&b).unwrap();
     let mut solver = Solver::new();
@@ -327,8 +327,8 @@ fn solver_labels_are_exact_late_and_propagated_early() {
 
 #[test]
 fn evaluation_sums_the_weights_of_its_features() {
-    use annex::eval::pattern::stage_of;
     use annex::eval::MAX_EVAL;
+    use annex::eval::pattern::stage_of;
     for set in [FeatureSet::Patterns, FeatureSet::PatternsMobility] {
         let w = random_weights(set, 8);
         let e = PatternEval::new(&w);

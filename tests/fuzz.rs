@@ -6,7 +6,7 @@
 //! for 64 GB), `perft` deeper than 5, GTP clocks. Searches are kept tiny
 //! with `go depth 1` and NBoard `set depth 1`.
 
-use crate::protocol::{assert_legal_answer, Rng};
+use crate::protocol::{Rng, assert_legal_answer};
 use crate::util::Annex;
 use annex::position::Position;
 use annex::rules::RuleSet;

@@ -50,10 +50,10 @@ where
             pos = pos.play(&r, Move::PASS).map_err(|e| e.to_string())?.1;
             out.passes += 1;
         }
-        if let Some(c) = colour {
-            if c != pos.side {
-                return Err(format!("move {} {sq}: {c} is not to move", out.moves + 1));
-            }
+        if let Some(c) = colour
+            && c != pos.side
+        {
+            return Err(format!("move {} {sq}: {c} is not to move", out.moves + 1));
         }
         pos = pos
             .play(&r, Move::square(sq))

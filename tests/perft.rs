@@ -1,7 +1,7 @@
 //! Perft counts from the start position against the reference file.
 
 use crate::util::read_data;
-use annex::perft::{perft, Convention};
+use annex::perft::{Convention, perft};
 use annex::position::Position;
 use annex::rules::RuleSet;
 

@@ -1,7 +1,7 @@
 //! The UCI-style protocol and its UGI dialect, driven over pipes
 //! (`protocol.md`, section names in the test names).
 
-use crate::util::{read_data, Annex};
+use crate::util::{Annex, read_data};
 use annex::board::Color;
 use annex::moves::{Move, MoveList};
 use annex::position::Position;
@@ -135,9 +135,11 @@ fn uci_lists_options_and_uciok() {
             "option {opt} missing: {lines:?}"
         );
     }
-    assert!(lines
-        .iter()
-        .any(|l| l == "option name Tie type combo default draw var draw var second"));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "option name Tie type combo default draw var draw var second")
+    );
 }
 
 #[test]

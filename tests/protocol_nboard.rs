@@ -1,6 +1,6 @@
 //! NBoard protocol v2 over pipes (`protocol.md`, "NBoard protocol").
 
-use crate::protocol::{assert_legal_answer, random_game, Rng};
+use crate::protocol::{Rng, assert_legal_answer, random_game};
 use crate::util::Annex;
 use annex::board::Color;
 use annex::moves::Move;
@@ -31,9 +31,10 @@ fn ggf(moves: &[Move]) -> String {
 fn start() -> Annex {
     let mut a = Annex::spawn(&[]);
     a.send("nboard 2");
-    assert!(a
-        .expect_prefix("set myname")
-        .starts_with("set myname Annex"));
+    assert!(
+        a.expect_prefix("set myname")
+            .starts_with("set myname Annex")
+    );
     a
 }
 

@@ -9,7 +9,7 @@
 
 use annex::board::Color;
 use annex::moves::Move;
-use annex::perft::{divide, perft, Convention, PerftOptions};
+use annex::perft::{Convention, PerftOptions, divide, perft};
 use annex::position::Position;
 use annex::rules::{Flips, RuleSet, Scoring, Start, Tie};
 

@@ -4,7 +4,7 @@
 
 use annex::board::Board;
 use annex::engine::{Engine, EngineEvent};
-use annex::moves::{play_unchecked, Move};
+use annex::moves::{Move, play_unchecked};
 use annex::position::Position;
 use annex::rules::RuleSet;
 use annex::search::{Limits, SolveMode};
@@ -249,9 +249,10 @@ fn stop_and_hold() {
     );
     std::thread::sleep(Duration::from_millis(300));
     assert!(e.is_searching());
-    assert!(!rx
-        .try_iter()
-        .any(|ev| matches!(ev, EngineEvent::BestMove(_))));
+    assert!(
+        !rx.try_iter()
+            .any(|ev| matches!(ev, EngineEvent::BestMove(_)))
+    );
     let t = Instant::now();
     e.stop_handle().stop();
     let ev = rx
@@ -275,9 +276,10 @@ fn stop_and_hold() {
         },
     );
     std::thread::sleep(Duration::from_millis(200));
-    assert!(!rx
-        .try_iter()
-        .any(|ev| matches!(ev, EngineEvent::BestMove(_))));
+    assert!(
+        !rx.try_iter()
+            .any(|ev| matches!(ev, EngineEvent::BestMove(_)))
+    );
     e.ponderhit();
     let got = rx.recv_timeout(Duration::from_secs(5));
     let mut seen = matches!(got, Ok(EngineEvent::BestMove(_)));

@@ -4,9 +4,9 @@
 
 use annex::board::Color;
 use annex::rules::Start;
-use annex::solo::player::{play_out, MonteCarlo, MonteCarloConfig, RandomPlayer, SoloPlayer};
+use annex::solo::player::{MonteCarlo, MonteCarloConfig, RandomPlayer, SoloPlayer, play_out};
 use annex::solo::rng::Rng;
-use annex::solo::{Deal, Layout, Objective, SoloError, SoloGame, SoloMove, SoloState, Tile, KINDS};
+use annex::solo::{Deal, KINDS, Layout, Objective, SoloError, SoloGame, SoloMove, SoloState, Tile};
 use annex::square::Square;
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -115,10 +115,11 @@ impl Reference {
             else {
                 continue;
             };
-            if let (Cell::Tile(t, true), Cell::Disc(d)) = (self.cells[a], self.cells[b]) {
-                if t.color() != c && d == c {
-                    out.push(a);
-                }
+            if let (Cell::Tile(t, true), Cell::Disc(d)) = (self.cells[a], self.cells[b])
+                && t.color() != c
+                && d == c
+            {
+                out.push(a);
             }
         }
         out
@@ -157,10 +158,10 @@ impl Reference {
         }
         let (col, row) = ((s % 8) as i32, (s / 8) as i32);
         for (dc, dr) in [(0, -1), (1, 0), (0, 1), (-1, 0)] {
-            if let Some(i) = at(col + dc, row + dr) {
-                if let Cell::Tile(t, false) = self.cells[i] {
-                    self.cells[i] = Cell::Tile(t, true);
-                }
+            if let Some(i) = at(col + dc, row + dr)
+                && let Cell::Tile(t, false) = self.cells[i]
+            {
+                self.cells[i] = Cell::Tile(t, true);
             }
         }
     }
@@ -175,11 +176,7 @@ impl Reference {
     fn variant(&self) -> u32 {
         let sum: u32 = self.won.iter().map(|t| u32::from(t.value())).sum();
         let blanks = self.won.iter().filter(|t| t.value() == 0).count();
-        if blanks == 4 {
-            2 * sum
-        } else {
-            sum
-        }
+        if blanks == 4 { 2 * sum } else { sum }
     }
 
     /// A tile that no move can win: each line through it has an end off the
@@ -330,7 +327,9 @@ fn start_move_turns_one_disc_and_reveals_two_tiles() {
         .collect();
     assert_eq!(
         moves,
-        ["x d3", "x c4", "x f5", "x e6", "o e3", "o f4", "o c5", "o d6"]
+        [
+            "x d3", "x c4", "x f5", "x e6", "o e3", "o f4", "o c5", "o d6"
+        ]
     );
     // Every start move turns one disc and reveals two tiles (the layout is
     // symmetric); the rulebook shows one of them.

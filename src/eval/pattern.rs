@@ -110,11 +110,7 @@ pub const N_STAGES: usize = 16;
 #[inline]
 pub const fn stage_of(empties: u32) -> usize {
     let s = (empties / 4) as usize;
-    if s >= N_STAGES {
-        N_STAGES - 1
-    } else {
-        s
-    }
+    if s >= N_STAGES { N_STAGES - 1 } else { s }
 }
 
 /// Which features a weights file uses.

@@ -1,9 +1,9 @@
 //! The trained pattern evaluation: weight tables expanded from a
 //! [`Weights`] file, looked up by the features of [`super::pattern`].
 
-use super::pattern::{canon, for_each_feature, stage_of, FeatureSet, N_STAGES};
-use super::weights::Weights;
 use super::MAX_EVAL;
+use super::pattern::{FeatureSet, N_STAGES, canon, for_each_feature, stage_of};
+use super::weights::Weights;
 use crate::board::Board;
 use std::fmt;
 use std::path::Path;

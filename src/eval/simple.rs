@@ -3,8 +3,8 @@
 //! loaded, and as the baseline it is measured against.
 
 use super::{MAX_EVAL, SCALE};
-use crate::bitboard::{shift, CORNERS};
-use crate::board::{legal_moves, Board};
+use crate::bitboard::{CORNERS, shift};
+use crate::board::{Board, legal_moves};
 use crate::square::Direction;
 
 /// The simple evaluation (stateless).

@@ -14,7 +14,7 @@
 //! | 2·N | weights, `i16` in 1/[`SCALE`](super::SCALE) disc, stage by stage, group by group |
 //! | 4 | FNV-1a 32-bit checksum of everything before it |
 
-use super::pattern::{canon, FeatureSet, N_STAGES};
+use super::pattern::{FeatureSet, N_STAGES, canon};
 use std::path::Path;
 
 /// File magic.

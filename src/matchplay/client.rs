@@ -12,11 +12,11 @@
 //! `uci` → `uciok`, else (fresh process) `protocol_version` → `= …`, else
 //! (fresh process) `nboard 2` + `ping 1` → `pong 1`.
 
+use super::EngineSpec;
 use super::gtp::Gtp;
 use super::nboard::NBoard;
 use super::process::{EngineProcess, Failure};
 use super::uci::Uci;
-use super::EngineSpec;
 use crate::moves::Move;
 use crate::position::Position;
 use crate::rules::RuleSet;

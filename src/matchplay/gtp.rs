@@ -6,7 +6,7 @@
 //! games differ it is cleared and replayed. Only games from the standard
 //! start position can be played (GTP cannot set up a board).
 
-use super::client::{Client, MoveLimit, MoveRequest, Protocol, Reply, HANDSHAKE_TIMEOUT};
+use super::client::{Client, HANDSHAKE_TIMEOUT, MoveLimit, MoveRequest, Protocol, Reply};
 use super::process::{EngineProcess, Failure};
 use crate::board::Color;
 use crate::moves::Move;
@@ -43,10 +43,10 @@ impl Gtp {
             rules: RuleSet::default(),
         };
         g.command("protocol_version", deadline)?;
-        if let Ok(n) = g.command("name", deadline) {
-            if !n.is_empty() {
-                g.name = Some(n);
-            }
+        if let Ok(n) = g.command("name", deadline)
+            && !n.is_empty()
+        {
+            g.name = Some(n);
         }
         Ok(g)
     }
@@ -146,11 +146,11 @@ impl Client for Gtp {
     fn go(&mut self, req: &MoveRequest<'_>) -> Result<Reply, Failure> {
         self.sync_moves(req)?;
         let side = req.position.side;
-        if req.limit.tc.is_some() {
-            if let Some(t) = req.clocks[side as usize] {
-                let cmd = format!("time_left {} {} 0", color_name(side), t.as_secs());
-                self.command(&cmd, req.deadline)?;
-            }
+        if req.limit.tc.is_some()
+            && let Some(t) = req.clocks[side as usize]
+        {
+            let cmd = format!("time_left {} {} 0", color_name(side), t.as_secs());
+            self.command(&cmd, req.deadline)?;
         }
         let mv = self.command(&format!("genmove {}", color_name(side)), req.deadline)?;
         if let Ok(m) = mv.parse::<Move>() {

@@ -3,9 +3,9 @@
 //! game is sent before each move, so nothing has to be kept in step between
 //! games. NBoard has no rule options: only plain Othello is played.
 
-use super::client::{Client, MoveLimit, MoveRequest, Protocol, Reply, HANDSHAKE_TIMEOUT};
+use super::client::{Client, HANDSHAKE_TIMEOUT, MoveLimit, MoveRequest, Protocol, Reply};
 use super::process::{EngineProcess, Failure};
-use super::record::{ggf, GgfHeader};
+use super::record::{GgfHeader, ggf};
 use crate::position::Position;
 use crate::rules::RuleSet;
 use std::time::Instant;

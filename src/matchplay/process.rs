@@ -146,10 +146,10 @@ impl EngineProcess {
     /// Whether the process is known dead (output closed, write failed or
     /// exited).
     pub fn is_dead(&mut self) -> bool {
-        if !self.dead {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                self.dead = true;
-            }
+        if !self.dead
+            && let Ok(Some(_)) = self.child.try_wait()
+        {
+            self.dead = true;
         }
         self.dead
     }

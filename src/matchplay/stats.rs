@@ -49,11 +49,7 @@ pub fn erf(x: f64) -> f64 {
             + 0.254_829_592)
             * t
             * (-x * x).exp();
-    if x >= 0.0 {
-        y
-    } else {
-        -y
-    }
+    if x >= 0.0 { y } else { -y }
 }
 
 impl Wld {
@@ -100,11 +96,7 @@ impl Wld {
         let s = self.score();
         let (lo, hi) = (elo_of(s - d), elo_of(s + d));
         let m = (hi - lo) / 2.0;
-        if m.is_finite() {
-            m
-        } else {
-            f64::NAN
-        }
+        if m.is_finite() { m } else { f64::NAN }
     }
 
     /// Likelihood of superiority, percent.

@@ -8,19 +8,19 @@
 //! even. Game numbers run 1.. over all pairs, so a resumed match replays
 //! exactly the games missing from `games.txt`.
 
-use super::client::{connect, Client};
-use super::game::{play_game, GameSpec, Referee, Side};
-use super::openings::Opening;
-use super::record::{ggf, GameRecord, GgfHeader, Outcome, Termination};
-use super::stats::{Sprt, Verdict, Wld};
 use super::EngineSpec;
+use super::client::{Client, connect};
+use super::game::{GameSpec, Referee, Side, play_game};
+use super::openings::Opening;
+use super::record::{GameRecord, GgfHeader, Outcome, Termination, ggf};
+use super::stats::{Sprt, Verdict, Wld};
 use crate::position::Position;
 use crate::rules::RuleSet;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// Everything a match needs.
@@ -432,10 +432,10 @@ pub fn run_match(cfg: &MatchConfig, progress: &mut dyn FnMut(&str)) -> Result<Ma
                 done.len()
             );
             progress(&line);
-            if let Some(Verdict::H0 | Verdict::H1) = verdict_of(&done) {
-                if !stop.swap(true, Ordering::Relaxed) {
-                    progress("SPRT test finished: stopping after the games in progress");
-                }
+            if let Some(Verdict::H0 | Verdict::H1) = verdict_of(&done)
+                && !stop.swap(true, Ordering::Relaxed)
+            {
+                progress("SPRT test finished: stopping after the games in progress");
             }
         }
         error.map_or(Ok(()), Err)

@@ -4,7 +4,7 @@
 //! nodes N | movetime MS | btime B wtime W binc I winc I` → `bestmove
 //! <move|pass>`. `btime`/`binc` are Black's (X, the first player).
 
-use super::client::{Client, MoveLimit, MoveRequest, Protocol, Reply, HANDSHAKE_TIMEOUT};
+use super::client::{Client, HANDSHAKE_TIMEOUT, MoveLimit, MoveRequest, Protocol, Reply};
 use super::process::{EngineProcess, Failure};
 use crate::position::Position;
 use crate::rules::RuleSet;
@@ -163,7 +163,7 @@ impl Client for Uci {
                     return Err(Failure::Protocol(format!(
                         "the engine has no option {opt}, needed for rule {} {value}",
                         opt.to_ascii_lowercase()
-                    )))
+                    )));
                 }
             }
         }

@@ -14,7 +14,7 @@
 //! ```
 
 use crate::moves::{Move, MoveError};
-use crate::position::{parse_side, split_transcript, ParsePositionError, Position};
+use crate::position::{ParsePositionError, Position, parse_side, split_transcript};
 use crate::search::SolveMode;
 use std::fmt;
 use std::time::Duration;
@@ -251,7 +251,7 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
                     return Err(CommandError::BadToken {
                         command: "perft",
                         token: t.to_string(),
-                    })
+                    });
                 }
             };
             Ok(Command::Perft { depth, divide })
@@ -286,13 +286,13 @@ fn parse_setoption(rest: &[&str]) -> Result<Command, CommandError> {
             return Err(CommandError::BadToken {
                 command: "setoption",
                 token: t.to_string(),
-            })
+            });
         }
         None => {
             return Err(CommandError::Missing {
                 command: "setoption",
                 what: "'name <option>'",
-            })
+            });
         }
     }
     let rest = &rest[1..];
@@ -328,7 +328,7 @@ pub fn parse_position(rest: &[&str]) -> Result<PositionCmd, CommandError> {
             return Err(CommandError::BadToken {
                 command: "position",
                 token: t.to_string(),
-            })
+            });
         }
         ["board", args @ ..] => Some(parse_board_tokens(args)?),
         ["fen", args @ ..] => Some(parse_fen(args)?),
@@ -336,13 +336,13 @@ pub fn parse_position(rest: &[&str]) -> Result<PositionCmd, CommandError> {
             return Err(CommandError::Missing {
                 command: "position",
                 what: "startpos, board <64 squares> <X|O> or fen <fen>",
-            })
+            });
         }
         [t, ..] => {
             return Err(CommandError::BadToken {
                 command: "position",
                 token: t.to_string(),
-            })
+            });
         }
     };
     let mut moves = Vec::new();
@@ -507,7 +507,7 @@ pub fn parse_go(rest: &[&str]) -> Result<GoParams, CommandError> {
                 return Err(CommandError::BadToken {
                     command: "go",
                     token: t.to_string(),
-                })
+                });
             }
         }
     }

@@ -18,7 +18,7 @@
 use super::game::Game;
 use crate::board::Color;
 use crate::moves::Move;
-use crate::position::{parse_side, Position};
+use crate::position::{Position, parse_side};
 use crate::rules::RuleSet;
 use std::fmt;
 use std::time::Duration;
@@ -174,7 +174,7 @@ pub fn parse(text: &str, rules: RuleSet) -> Result<Ggf, GgfError> {
     for (k, v) in &props {
         match k.as_str() {
             "GM" if !v.trim().eq_ignore_ascii_case("othello") => {
-                return Err(GgfError::Unsupported(format!("GM[{v}]")))
+                return Err(GgfError::Unsupported(format!("GM[{v}]")));
             }
             "TY" => {
                 let t = v.trim().to_ascii_lowercase();

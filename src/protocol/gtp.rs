@@ -5,11 +5,11 @@
 //! are Othello square names (`f5`; `a1` = top-left as in `RULES.md`), the
 //! convention of Edax, so that gogui-twogtp games between the two agree.
 
-use super::game::{color_name, Game};
+use super::game::{Game, color_name};
 use super::reply::final_result;
 use super::time::allocate;
-use super::uci::{checked_move, DEFAULT_OVERHEAD_MS};
-use super::{drain_until_best, Flow, Handler, Out};
+use super::uci::{DEFAULT_OVERHEAD_MS, checked_move};
+use super::{Flow, Handler, Out, drain_until_best};
 use crate::board::Color;
 use crate::engine::{Engine, EngineEvent};
 use crate::moves::{Move, MoveError};

@@ -22,7 +22,7 @@ pub mod time;
 mod uci;
 
 use crate::engine::{Engine, EngineEvent, StopHandle};
-use crossbeam_channel::{select, unbounded, Receiver, Sender};
+use crossbeam_channel::{Receiver, Sender, select, unbounded};
 use std::fmt;
 use std::io::{self, BufRead, Write};
 use std::str::FromStr;

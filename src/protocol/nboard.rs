@@ -8,8 +8,8 @@
 use super::game::Game;
 use super::ggf::{self, Clock};
 use super::time::allocate;
-use super::uci::{checked_move, DEFAULT_OVERHEAD_MS};
-use super::{drain_until_best, Flow, Handler, Out};
+use super::uci::{DEFAULT_OVERHEAD_MS, checked_move};
+use super::{Flow, Handler, Out, drain_until_best};
 use crate::engine::{Engine, EngineEvent};
 use crate::moves::Move;
 use crate::position::Position;
@@ -108,15 +108,13 @@ impl NBoard {
             l.depth = None;
             l.solve = Some(SolveMode::Exact);
         }
-        if go {
-            if let Some(c) = self.clock {
-                let side = pos.side as usize;
-                let overhead = Duration::from_millis(DEFAULT_OVERHEAD_MS);
-                let left = c.main.saturating_sub(self.used[side]);
-                l.time[side] = Some(left);
-                l.inc[side] = c.inc;
-                l.movetime = Some(allocate(left, c.inc, None, pos.board.empties(), overhead));
-            }
+        if go && let Some(c) = self.clock {
+            let side = pos.side as usize;
+            let overhead = Duration::from_millis(DEFAULT_OVERHEAD_MS);
+            let left = c.main.saturating_sub(self.used[side]);
+            l.time[side] = Some(left);
+            l.inc[side] = c.inc;
+            l.movetime = Some(allocate(left, c.inc, None, pos.board.empties(), overhead));
         }
         l
     }

@@ -5,12 +5,12 @@ use super::command::{self, Command, GoParams, PositionCmd, Query};
 use super::game::Game;
 use super::reply::{self, ScoreStyle};
 use super::time::allocate;
-use super::{drain_until_best, Flow, Handler, Out};
+use super::{Flow, Handler, Out, drain_until_best};
 use crate::board::Color;
 use crate::engine::{Engine, EngineEvent, OptionKind};
 use crate::eval::SCALE;
 use crate::moves::Move;
-use crate::perft::{divide, Convention, PerftOptions};
+use crate::perft::{Convention, PerftOptions, divide};
 use crate::position::Position;
 use crate::search::{BestMove, Limits};
 use crossbeam_channel::Receiver;
@@ -251,12 +251,12 @@ impl Uci {
         let rules = self.game.rules();
         let best = checked_move(&run.pos, &rules, b.best);
         let mut s = format!("bestmove {best}");
-        if !self.ugi {
-            if let Some(p) = b.ponder {
-                let after = run.pos.play_unchecked(&rules, best);
-                if after.play(&rules, p).is_ok() {
-                    s.push_str(&format!(" ponder {p}"));
-                }
+        if !self.ugi
+            && let Some(p) = b.ponder
+        {
+            let after = run.pos.play_unchecked(&rules, best);
+            if after.play(&rules, p).is_ok() {
+                s.push_str(&format!(" ponder {p}"));
             }
         }
         out.line(&s)

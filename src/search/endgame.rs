@@ -19,9 +19,9 @@
 use super::stability::stable_discs;
 use super::tt::TtBound;
 use super::worker::Worker;
-use super::{final_value, tt_key, DISC, INF};
+use super::{DISC, INF, final_value, tt_key};
 use crate::bitboard::{CORNERS, NOT_A, NOT_H};
-use crate::board::{flips, Board};
+use crate::board::{Board, flips};
 use crate::moves::Move;
 use crate::square::Square;
 
@@ -173,10 +173,12 @@ impl Worker<'_> {
             let s = l.trailing_zeros() as usize;
             l &= l - 1;
             let child = b.play_flips(s, flips(b.player, b.opponent, s));
-            if let Some(e) = self.job.tt.probe(tt_key(&child, -tie)) {
-                if e.solved && e.bound != TtBound::Lower && -e.score > alpha {
-                    return Some(-e.score);
-                }
+            if let Some(e) = self.job.tt.probe(tt_key(&child, -tie))
+                && e.solved
+                && e.bound != TtBound::Lower
+                && -e.score > alpha
+            {
+                return Some(-e.score);
             }
         }
         None
@@ -193,26 +195,24 @@ impl Worker<'_> {
         if self.tick() {
             return 0;
         }
-        if n >= self.cfg.stability_min_empties {
-            if let Some(v) = self.stability_cut(b, alpha) {
-                return v;
-            }
+        if n >= self.cfg.stability_min_empties
+            && let Some(v) = self.stability_cut(b, alpha)
+        {
+            return v;
         }
         let tt_on = n >= self.cfg.tt_min_empties;
         let key = tt_key(b, tie);
         let mut hash_sq = 64u8;
-        if tt_on {
-            if let Some(e) = self.job.tt.probe(key) {
-                if let Some(s) = e.mv.and_then(|m| m.to_square()) {
-                    hash_sq = s.index() as u8;
-                }
-                if e.solved {
-                    match e.bound {
-                        TtBound::Exact => return e.score,
-                        TtBound::Lower if e.score > alpha => return e.score,
-                        TtBound::Upper if e.score <= alpha => return e.score,
-                        _ => {}
-                    }
+        if tt_on && let Some(e) = self.job.tt.probe(key) {
+            if let Some(s) = e.mv.and_then(|m| m.to_square()) {
+                hash_sq = s.index() as u8;
+            }
+            if e.solved {
+                match e.bound {
+                    TtBound::Exact => return e.score,
+                    TtBound::Lower if e.score > alpha => return e.score,
+                    TtBound::Upper if e.score <= alpha => return e.score,
+                    _ => {}
                 }
             }
         }
@@ -224,10 +224,10 @@ impl Worker<'_> {
             }
             return -self.nws_end(&passed, -alpha - 1, -tie);
         }
-        if n >= self.cfg.etc_min_empties {
-            if let Some(v) = self.etc(b, legal, alpha, tie) {
-                return v;
-            }
+        if n >= self.cfg.etc_min_empties
+            && let Some(v) = self.etc(b, legal, alpha, tie)
+        {
+            return v;
         }
         let moves = self.end_moves(b, legal, hash_sq, n >= self.cfg.sort_min_empties, tie);
         let (best, best_sq) = if n >= self.cfg.split_min_empties && self.can_split() {
@@ -283,10 +283,10 @@ impl Worker<'_> {
         let n = b.empties();
         let key = tt_key(b, tie);
         let mut hash_sq = 64u8;
-        if let Some(e) = self.job.tt.probe(key) {
-            if let Some(s) = e.mv.and_then(|m| m.to_square()) {
-                hash_sq = s.index() as u8;
-            }
+        if let Some(e) = self.job.tt.probe(key)
+            && let Some(s) = e.mv.and_then(|m| m.to_square())
+        {
+            hash_sq = s.index() as u8;
         }
         let legal = b.legal_moves();
         if legal == 0 {

@@ -8,7 +8,7 @@
 
 use super::tt::TtBound;
 use super::worker::{Child, Worker};
-use super::{final_value, tt_key, INF};
+use super::{INF, final_value, tt_key};
 use crate::board::Board;
 use crate::moves::Move;
 

@@ -28,8 +28,8 @@ use crate::eval::{Evaluator, SCALE};
 use crate::moves::Move;
 use crate::position::Position;
 use crate::rules::{Flips, RuleSet, Scoring};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 pub use root::run_worker;
@@ -372,11 +372,7 @@ pub(crate) fn tt_key(b: &Board, tie: i32) -> u64 {
 #[inline]
 pub(crate) fn final_value(b: &Board, scoring: Scoring, tie: i32) -> i32 {
     let d = b.final_score(scoring);
-    if d == 0 {
-        tie * (DISC / 2)
-    } else {
-        d * DISC
-    }
+    if d == 0 { tie * (DISC / 2) } else { d * DISC }
 }
 
 /// Whether the fast (flips all) move generation applies to `rules`.

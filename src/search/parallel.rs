@@ -19,8 +19,8 @@ use super::endgame::EndMoves;
 use super::worker::{Child, Worker};
 use crate::board::Board;
 use crate::moves::Move;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 impl<'a> Worker<'a> {
     /// Whether this node may split.
@@ -80,8 +80,8 @@ impl<'a> Worker<'a> {
         if self.job.shared.stop.load(Relaxed) || self.cuts.iter().any(|c| c.load(Relaxed)) {
             self.stopped = true;
         }
-        let r = *result.lock().unwrap_or_else(|e| e.into_inner());
-        r
+
+        *result.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Midgame counterpart of [`Worker::nws_split`]: the children `kids`
@@ -136,7 +136,7 @@ impl<'a> Worker<'a> {
         if self.job.shared.stop.load(Relaxed) || self.cuts.iter().any(|c| c.load(Relaxed)) {
             self.stopped = true;
         }
-        let r = *result.lock().unwrap_or_else(|e| e.into_inner());
-        r
+
+        *result.lock().unwrap_or_else(|e| e.into_inner())
     }
 }

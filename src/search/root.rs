@@ -9,7 +9,7 @@
 //! `depth + solve_margin >= empties`, then the exact solve.
 
 use super::worker::{Child, Worker};
-use super::{to_discs, BestMove, Bound, Info, Job, SolveMode, WorkerMsg, INF};
+use super::{BestMove, Bound, INF, Info, Job, SolveMode, WorkerMsg, to_discs};
 use crate::moves::Move;
 use crate::rules::Tie;
 use crossbeam_channel::Sender;

@@ -30,7 +30,7 @@
 //! ```
 
 use crate::moves::Move;
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
 
 /// Which side of the true value a stored score bounds.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -142,7 +142,7 @@ impl Table {
         bound: TtBound,
         solved: bool,
     ) {
-        let gen = self.generation.load(Relaxed);
+        let generation_now = self.generation.load(Relaxed);
         let bucket = self.bucket(key);
         let mut victim = 0;
         let mut victim_value = i32::MAX;
@@ -162,7 +162,7 @@ impl Table {
                 // Keep a deeper entry of this search unless the new one is
                 // solved or exact.
                 if old.depth > depth + 2
-                    && ((data >> 43) as u8) == gen
+                    && ((data >> 43) as u8) == generation_now
                     && !solved
                     && bound != TtBound::Exact
                     && old.solved == solved
@@ -173,7 +173,7 @@ impl Table {
                 break;
             }
             let old_gen = (data >> 43) as u8;
-            let value = if old_gen == gen {
+            let value = if old_gen == generation_now {
                 ((data >> 32) & 0xff) as i32 + if data >> 42 & 1 != 0 { 4 } else { 0 }
             } else {
                 -1
@@ -193,7 +193,7 @@ impl Table {
             | (depth.min(255) as u64) << 32
             | b << 40
             | (solved as u64) << 42
-            | (gen as u64) << 43;
+            | (generation_now as u64) << 43;
         let s = &bucket.0[victim];
         s.check.store(key ^ data, Relaxed);
         s.data.store(data, Relaxed);
@@ -201,13 +201,13 @@ impl Table {
 
     /// Slots filled by the current search, per mille (sampled).
     pub fn hashfull(&self) -> u32 {
-        let gen = self.generation.load(Relaxed);
+        let generation_now = self.generation.load(Relaxed);
         let n = self.buckets.len().min(250);
         let mut used = 0;
         for b in &self.buckets[..n] {
             for s in &b.0 {
                 let d = s.data.load(Relaxed);
-                if d != 0 && (d >> 43) as u8 == gen {
+                if d != 0 && (d >> 43) as u8 == generation_now {
                     used += 1;
                 }
             }

@@ -1,8 +1,8 @@
 //! One search thread's state: node counter, stop flag, move buffers.
 
-use super::{fast_rules, Config, Job};
+use super::{Config, Job, fast_rules};
 use crate::board::Board;
-use crate::moves::{play_unchecked, Move, MoveList};
+use crate::moves::{Move, MoveList, play_unchecked};
 use crate::rules::{RuleSet, Scoring, Start};
 use crate::square::Square;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};

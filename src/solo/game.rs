@@ -1,7 +1,7 @@
 //! The hidden deal and a game in progress.
 
 use super::rng::{self, Rng};
-use super::{full_set, Layout, MoveEffect, Objective, SoloError, SoloMove, SoloState, Tile, TILES};
+use super::{Layout, MoveEffect, Objective, SoloError, SoloMove, SoloState, TILES, Tile, full_set};
 use crate::bitboard::Squares;
 use crate::rules::Start;
 use crate::square::Square;
@@ -146,7 +146,7 @@ impl SoloGame {
 mod tests {
     use super::*;
     use crate::bitboard::Squares;
-    use crate::solo::{full_set, Layout, KINDS};
+    use crate::solo::{KINDS, Layout, full_set};
 
     #[test]
     fn deal_is_a_permutation() {

@@ -50,12 +50,12 @@ mod types;
 
 pub use game::{Deal, SoloGame};
 pub use types::{
-    full_set, variant_score, Layout, LayoutError, Objective, ParseSoloMoveError, SoloMove, Tile,
-    TileCounts, DEFAULT_LAYOUT, KINDS, TILES,
+    DEFAULT_LAYOUT, KINDS, Layout, LayoutError, Objective, ParseSoloMoveError, SoloMove, TILES,
+    Tile, TileCounts, full_set, variant_score,
 };
 
-use crate::bitboard::{shift, Squares};
-use crate::board::{flips, legal_moves, Color};
+use crate::bitboard::{Squares, shift};
+use crate::board::{Color, flips, legal_moves};
 use crate::rules::Start;
 use crate::square::{Direction, Square};
 use std::fmt;

@@ -66,9 +66,9 @@
 //! Determinism: every random choice comes from [`Rng`] seeded by the
 //! configuration's seed and the move number, so a seed fixes a game.
 
-use super::rng::{mix, Rng};
+use super::rng::{Rng, mix};
 use super::{Deal, Objective, SoloError, SoloGame, SoloMove, SoloState};
-use crate::bitboard::{shift, Squares};
+use crate::bitboard::{Squares, shift};
 use crate::board::Color;
 use crate::square::{Direction, Square};
 

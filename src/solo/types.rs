@@ -38,11 +38,7 @@ impl Tile {
 
     /// The kind with index `i` (`0..KINDS`).
     pub const fn from_index(i: usize) -> Option<Tile> {
-        if i < KINDS {
-            Some(Tile(i as u8))
-        } else {
-            None
-        }
+        if i < KINDS { Some(Tile(i as u8)) } else { None }
     }
 
     /// Index `0..KINDS`.

@@ -1,7 +1,7 @@
 //! `annex book build` and `annex book show`.
 
-use crate::book::build::{BuildOptions, Builder};
 use crate::book::Book;
+use crate::book::build::{BuildOptions, Builder};
 use crate::gamedb::parse_wthor;
 use crate::position::Position;
 use crate::rules::RuleSet;

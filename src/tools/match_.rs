@@ -5,8 +5,8 @@
 use super::RuleFlags;
 use crate::matchplay::openings::parse_openings;
 use crate::matchplay::stats::{ScoreLines, Sprt, Wld};
-use crate::matchplay::tournament::{run_match, MatchConfig};
-use crate::matchplay::{parse_tc, EngineSpec};
+use crate::matchplay::tournament::{MatchConfig, run_match};
+use crate::matchplay::{EngineSpec, parse_tc};
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -17,7 +17,7 @@
 
 use crate::bitboard::Squares;
 use crate::rules::Start;
-use crate::solo::player::{play_out, MonteCarlo, MonteCarloConfig, RandomPlayer, SoloPlayer};
+use crate::solo::player::{MonteCarlo, MonteCarloConfig, RandomPlayer, SoloPlayer, play_out};
 use crate::solo::{Layout, MoveEffect, Objective, SoloGame, SoloMove, SoloState};
 use std::io::{BufRead, Write};
 use std::time::Instant;

@@ -73,10 +73,10 @@ pub fn run(a: &SolveArgs) -> Result<(), String> {
     println!("  # empt move score  want result     time       nodes");
     for (i, line) in lines.enumerate() {
         let index = i + 1;
-        if let Some(r) = &ranges {
-            if !r.iter().any(|&(lo, hi)| (lo..=hi).contains(&index)) {
-                continue;
-            }
+        if let Some(r) = &ranges
+            && !r.iter().any(|&(lo, hi)| (lo..=hi).contains(&index))
+        {
+            continue;
         }
         let obf: ObfLine = line
             .parse()

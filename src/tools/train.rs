@@ -2,7 +2,7 @@
 
 use crate::eval::pattern::FeatureSet;
 use crate::train::fit::FitConfig;
-use crate::train::{train, TrainConfig};
+use crate::train::{TrainConfig, train};
 use std::path::PathBuf;
 
 /// Arguments of `annex train`.
@@ -162,8 +162,8 @@ pub fn measure(a: &MeasureArgs) -> Result<(), String> {
 
 fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
     use crate::eval::Evaluator;
+    use crate::train::measure::{Exact, engine_depth_scores, engine_match, engine_search, solve};
     use crate::train::measure::{alphabeta, mae_bands, play_match, read_ffo_tsv, read_obf};
-    use crate::train::measure::{engine_depth_scores, engine_match, engine_search, solve, Exact};
     use std::time::Instant;
     let eval = match &a.eval {
         Some(p) => Evaluator::from_file(p)?,

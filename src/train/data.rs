@@ -1,7 +1,7 @@
 //! Game records for training: WTHOR `.wtb` files and Logistello's
 //! `logbook.gam`, replayed into positions.
 
-use crate::board::{flips, legal_moves, Board};
+use crate::board::{Board, flips, legal_moves};
 
 /// One game: its moves (square indices, passes implied) and results.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -9,8 +9,8 @@
 //! plus a margin on both sides, which smooths the weights from one stage to
 //! the next.
 
-use crate::eval::pattern::{canon, raw_features, FeatureSet, N_STAGES};
-use crate::eval::{Weights, SCALE};
+use crate::eval::pattern::{FeatureSet, N_STAGES, canon, raw_features};
+use crate::eval::{SCALE, Weights};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 

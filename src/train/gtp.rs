@@ -3,13 +3,13 @@
 //! timeouts, and a game loop with the engine's own referee checks.
 
 use super::measure::MatchResult;
-use crate::board::{flips, legal_moves, Board, Color};
+use crate::board::{Board, Color, flips, legal_moves};
 use crate::engine::Engine;
 use crate::eval::Evaluator;
 use crate::position::Position;
 use crate::search::Limits;
 use crate::square::Square;
-use crossbeam_channel::{unbounded, Receiver};
+use crossbeam_channel::{Receiver, unbounded};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -96,11 +96,7 @@ impl Drop for Gtp {
 }
 
 fn color_name(black: bool) -> &'static str {
-    if black {
-        "black"
-    } else {
-        "white"
-    }
+    if black { "black" } else { "white" }
 }
 
 /// Plays one game from the opening `moves` (squares from the start

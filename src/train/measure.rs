@@ -8,7 +8,7 @@
 //! measure evaluations against each other on equal terms; they are not the
 //! engine.
 
-use crate::board::{flips, legal_moves, Board};
+use crate::board::{Board, flips, legal_moves};
 use crate::eval::{Evaluator, SCALE};
 use crate::position::{ObfLine, Position};
 use rayon::prelude::*;

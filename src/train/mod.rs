@@ -24,11 +24,11 @@ pub mod measure;
 
 use crate::board::Board;
 use crate::engine::Engine;
-use crate::eval::pattern::{stage_of, N_STAGES};
+use crate::eval::pattern::{N_STAGES, stage_of};
 use crate::eval::{PatternEval, SCALE};
 use crate::position::Position;
 use crate::search::{Limits, SolveMode};
-use data::{read_logbook, read_wthor, replay, Game};
+use data::{Game, read_logbook, read_wthor, replay};
 use fit::{FitConfig, Sample, StageFit};
 use rayon::prelude::*;
 use std::io::Read;
@@ -193,16 +193,16 @@ pub fn game_samples_solved(
     // Exact values (for Black) of the positions with few empties.
     let mut exact: Vec<Option<i32>> = vec![None; pos.len()];
     let mut corrected = None;
-    if let Some(solver) = solver {
-        if solve_empties > 0 {
-            solver.new_game();
-            for (i, gp) in pos.iter().enumerate() {
-                if gp.board.empties() <= solve_empties {
-                    let v = solver.solve(&gp.board);
-                    let vb = if gp.black { v } else { -v };
-                    exact[i] = Some(vb);
-                    corrected.get_or_insert(vb);
-                }
+    if let Some(solver) = solver
+        && solve_empties > 0
+    {
+        solver.new_game();
+        for (i, gp) in pos.iter().enumerate() {
+            if gp.board.empties() <= solve_empties {
+                let v = solver.solve(&gp.board);
+                let vb = if gp.black { v } else { -v };
+                exact[i] = Some(vb);
+                corrected.get_or_insert(vb);
             }
         }
     }
