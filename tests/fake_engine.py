@@ -203,6 +203,10 @@ class Engine:
             self.board = Board()
             gtp_ok("")
         elif cmd == "play" and len(words) == 3:
+            if self.args.no_gtp_pass and words[2].lower() == "pass":
+                # Like GRhino's gtp-rhino: passes are implicit.
+                gtp_fail("syntax error")
+                return
             side = "X" if words[1].lower().startswith("b") else "O"
             if self.board.side != side:
                 self.board.play(None)
@@ -252,6 +256,7 @@ def main():
     p.add_argument("--at-ply", type=int, default=0)
     p.add_argument("--slow-ms", type=int, default=2000)
     p.add_argument("--only", default=None)
+    p.add_argument("--no-gtp-pass", action="store_true")
     p.add_argument("--log", default=None)
     args = p.parse_args()
     eng = Engine(args)

@@ -370,6 +370,44 @@ fn protocols_play_the_same_games() {
     assert_eq!(transcripts[0], transcripts[2]);
 }
 
+/// Regression: GRhino's gtp-rhino refuses `play <colour> pass` and passes by
+/// itself; that refusal must not forfeit its games.
+#[test]
+fn gtp_engine_that_refuses_explicit_passes() {
+    let dir = scratch("gtp-no-pass");
+    let out = dir.join("out");
+    let a = format!("a={} --only uci --strategy greedy", fake());
+    let b = format!("b=gtp:{} --only gtp --no-gtp-pass", fake());
+    let (xot, out_s) = (xot().display().to_string(), out.display().to_string());
+    let o = annex_match(&[
+        "--engine",
+        &a,
+        "--engine",
+        &b,
+        "--games",
+        "12",
+        "--depth",
+        "1",
+        "--openings",
+        &xot,
+        "--out",
+        &out_s,
+    ]);
+    assert!(o.status.success());
+    let games = check_games(&out, &RuleSet::default());
+    assert_eq!(games.len(), 12);
+    assert!(
+        games.iter().all(|g| g.end == Termination::Normal),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    // The test means something only if the GTP engine was sent a pass.
+    assert!(
+        games.iter().any(|g| g.moves.iter().any(|m| m.is_pass())),
+        "no game had a pass"
+    );
+}
+
 #[test]
 fn sprt_stops_early() {
     let dir = scratch("sprt");

@@ -3,7 +3,8 @@
 //! `time_settings`/`time_left` under a time control. Replies are `= …` or
 //! `? …` followed by an empty line. The engine's board is kept in step
 //! with the game: moves it has not seen are sent with `play`, and when the
-//! games differ it is cleared and replayed. Only games from the standard
+//! games differ it is cleared and replayed. A refused `play <colour> pass`
+//! is tolerated (some engines pass implicitly). Only games from the standard
 //! start position can be played (GTP cannot set up a board).
 
 use super::client::{Client, HANDSHAKE_TIMEOUT, MoveLimit, MoveRequest, Protocol, Reply};
@@ -91,7 +92,16 @@ impl Gtp {
         }
         for &m in &req.moves[self.known.len()..] {
             let c = color_name(pos.side);
-            self.command(&format!("play {c} {m}"), deadline)?;
+            match self.command(&format!("play {c} {m}"), deadline) {
+                Ok(_) => {}
+                // Some engines (GRhino's gtp-rhino) refuse `play <colour>
+                // pass` and pass by themselves: the colour of the next
+                // `play` or `genmove` tells them whose turn it is.
+                Err(Failure::Protocol(why)) if m.is_pass() => {
+                    log::debug!("GTP engine refused a pass ({why}); it passes implicitly");
+                }
+                Err(e) => return Err(e),
+            }
             self.known.push(m);
             pos = pos.play_unchecked(&self.rules, m);
         }
