@@ -240,7 +240,9 @@ fn fake_match_accounting_openings_and_resume() {
 /// game must be lost by `a` with termination `end`, and the match must go
 /// on to the end.
 fn misbehaving(mode: &str, limit: &[&str], end: Termination) -> Vec<GameRecord> {
-    let dir = scratch(mode);
+    // One folder per (mode, limits): two tests use mode `silent`, and
+    // tests run in parallel in one process.
+    let dir = scratch(&format!("{mode}{}", limit.join("")));
     let out = dir.join("out");
     let log_a = dir.join("a.log");
     let a = format!(

@@ -129,12 +129,22 @@ pub trait Client: Send {
     /// # Errors
     /// Crash, timeout or protocol error.
     fn go(&mut self, req: &MoveRequest<'_>) -> Result<Reply, Failure>;
+    /// The engine's process.
+    fn process(&mut self) -> &mut super::process::EngineProcess;
     /// Whether the process is known dead.
-    fn is_dead(&mut self) -> bool;
-    /// Asks the engine to quit and reaps the process.
-    fn quit(&mut self);
+    fn is_dead(&mut self) -> bool {
+        self.process().is_dead()
+    }
+    /// Asks the engine to quit (`quit`, a second to obey) and reaps the
+    /// process.
+    fn quit(&mut self) {
+        self.process()
+            .shutdown(Some("quit"), std::time::Duration::from_secs(1));
+    }
     /// Kills the process at once (after a hang or a time forfeit).
-    fn kill(&mut self);
+    fn kill(&mut self) {
+        self.process().kill();
+    }
 }
 
 /// Starts and initialises the engine of `spec` under `rules`, detecting

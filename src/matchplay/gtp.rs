@@ -173,16 +173,12 @@ impl Client for Gtp {
         })
     }
 
-    fn is_dead(&mut self) -> bool {
-        self.proc.is_dead()
+    fn process(&mut self) -> &mut EngineProcess {
+        &mut self.proc
     }
 
     fn quit(&mut self) {
         let _ = self.proc.send("quit");
         self.proc.shutdown(None, std::time::Duration::from_secs(1));
-    }
-
-    fn kill(&mut self) {
-        self.proc.kill();
     }
 }

@@ -209,17 +209,8 @@ impl Client for Uci {
         }
     }
 
-    fn is_dead(&mut self) -> bool {
-        self.proc.is_dead()
-    }
-
-    fn quit(&mut self) {
-        self.proc
-            .shutdown(Some("quit"), std::time::Duration::from_secs(1));
-    }
-
-    fn kill(&mut self) {
-        self.proc.kill();
+    fn process(&mut self) -> &mut EngineProcess {
+        &mut self.proc
     }
 }
 
