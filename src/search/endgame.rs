@@ -1,9 +1,8 @@
 //! The endgame solver (flips-all rules): exact values by fail-soft
 //! null-window search (`nws_end`) and PVS at PV nodes (`pvs_end`).
 //!
-//! - Last 1-4 empties: no move list, no table; the empties are tried in
-//!   quadrant-parity order (squares of quadrants with an odd number of
-//!   empties first); the last square is scored by counting its flips.
+//! - Below `tt_min_empties`: `shallow` (no move list, no table; parity
+//!   and square-class order), down to the last 1-4 empties (see `shallow`).
 //! - From `sort_min_empties`: fastest-first ordering (fewest replies for
 //!   the opponent, corners counted twice), parity as a tie-break, the hash
 //!   move first.
@@ -55,7 +54,7 @@ fn neighbours(b: u64) -> u64 {
 
 /// Value of a full-board (or one-empty, both blocked) disc difference.
 #[inline]
-fn score_diff(diff: i32, tie: i32) -> i32 {
+pub(crate) fn score_diff(diff: i32, tie: i32) -> i32 {
     if diff == 0 {
         tie * (DISC / 2)
     } else {
@@ -145,7 +144,7 @@ impl Worker<'_> {
     /// Stability bounds: `Some(v)` when stable discs alone decide the
     /// null window at `alpha`.
     #[inline]
-    fn stability_cut(&self, b: &Board, alpha: i32) -> Option<i32> {
+    pub(crate) fn stability_cut(&self, b: &Board, alpha: i32) -> Option<i32> {
         let opp = b.opponent.count_ones() as i32;
         if alpha >= (64 - 2 * opp) * DISC {
             let st = stable_discs(b.opponent, b.player).count_ones() as i32;
@@ -191,6 +190,9 @@ impl Worker<'_> {
         let n = empty.count_ones();
         if n <= 4 {
             return self.solve_small(b, alpha, tie);
+        }
+        if n < self.cfg.tt_min_empties {
+            return self.shallow(b, alpha, tie);
         }
         if self.tick() {
             return 0;
@@ -345,87 +347,5 @@ impl Worker<'_> {
         let mv = Move::square(Square::from_index_unchecked(best_sq));
         self.job.tt.store(key, Some(mv), best, n, bound, true);
         best
-    }
-
-    /// 0-4 empties: squares in parity order, no table.
-    fn solve_small(&mut self, b: &Board, alpha: i32, tie: i32) -> i32 {
-        let empty = b.empty();
-        let odd = odd_squares(empty);
-        let mut sq = [0u8; 4];
-        let mut n = 0;
-        for set in [empty & odd, empty & !odd] {
-            let mut e = set;
-            while e != 0 {
-                sq[n] = e.trailing_zeros() as u8;
-                e &= e - 1;
-                n += 1;
-            }
-        }
-        self.small(*b, alpha, tie, sq, n, false)
-    }
-
-    fn small(
-        &mut self,
-        b: Board,
-        alpha: i32,
-        tie: i32,
-        sq: [u8; 4],
-        n: usize,
-        passed: bool,
-    ) -> i32 {
-        self.local += 1;
-        match n {
-            0 => return final_value(&b, self.scoring, tie),
-            1 => return self.last(&b, tie, sq[0] as usize),
-            _ => {}
-        }
-        let mut best = -INF;
-        let mut moved = false;
-        for i in 0..n {
-            let s = sq[i] as usize;
-            let f = flips(b.player, b.opponent, s);
-            if f == 0 {
-                continue;
-            }
-            moved = true;
-            let mut rest = [0u8; 4];
-            let mut k = 0;
-            for (j, &x) in sq[..n].iter().enumerate() {
-                if j != i {
-                    rest[k] = x;
-                    k += 1;
-                }
-            }
-            let v = -self.small(b.play_flips(s, f), -alpha - 1, -tie, rest, n - 1, false);
-            if v > best {
-                best = v;
-                if v > alpha {
-                    return v;
-                }
-            }
-        }
-        if moved {
-            best
-        } else if passed {
-            final_value(&b, self.scoring, tie)
-        } else {
-            -self.small(b.pass(), -alpha - 1, -tie, sq, n, true)
-        }
-    }
-
-    /// One empty square `s`: whoever can play it does, then the board is full.
-    #[inline]
-    fn last(&mut self, b: &Board, tie: i32, s: usize) -> i32 {
-        self.local += 1;
-        let pc = b.player.count_ones() as i32;
-        let f = flips(b.player, b.opponent, s).count_ones() as i32;
-        if f > 0 {
-            return score_diff(2 * pc + 2 * f - 62, tie);
-        }
-        let f2 = flips(b.opponent, b.player, s).count_ones() as i32;
-        if f2 > 0 {
-            return score_diff(2 * pc - 2 * f2 - 64, tie);
-        }
-        final_value(b, self.scoring, tie)
     }
 }

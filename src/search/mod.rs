@@ -18,6 +18,7 @@ mod endgame;
 mod midgame;
 mod parallel;
 mod root;
+mod shallow;
 mod stability;
 mod worker;
 pub mod time;
@@ -257,8 +258,8 @@ impl Default for Config {
             solve_margin: 8,
             presolve_depth: 10,
             shallow_sort_depth: 4,
-            tt_min_empties: 7,
-            sort_min_empties: 5,
+            tt_min_empties: 8,
+            sort_min_empties: 8,
             stability_min_empties: 7,
             split_min_empties: 12,
             split_min_depth: 4,

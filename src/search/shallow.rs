@@ -1,0 +1,251 @@
+//! The tail of the exact solver, below the transposition table: no move
+//! list, no table, no sorting.
+//!
+//! - `shallow` (from 5 empties up to `tt_min_empties - 1`): the empty
+//!   squares are tried in quadrant-parity order (odd quadrants first) and,
+//!   within a parity class, corners, then edges, then inner squares, then
+//!   C- and X-squares; a square is skipped unless it touches an opponent
+//!   disc and turns something. Stability cutoffs from
+//!   `stability_min_empties`.
+//! - `solve4` .. `solve2` (4-2 empties): the same parity order, on the
+//!   squares listed once at 4 empties.
+//! - `last` (1 empty): whoever can play the square does; the board is full.
+
+use super::endgame::{odd_squares, score_diff};
+use super::worker::Worker;
+use super::{INF, final_value};
+use crate::board::{Board, flips};
+
+/// Static order of squares within a parity class: corners, edges without
+/// C-squares, inner squares without X-squares, C-squares, X-squares.
+const ORDER: [u64; 5] = [
+    0x8100_0000_0000_0081,
+    0x3c00_8181_8181_003c,
+    0x003c_7e7e_7e7e_3c00,
+    0x4281_0000_0000_8142,
+    0x0042_0000_0000_4200,
+];
+
+/// The eight neighbours of each square.
+const NEIGHBOURS: [u64; 64] = {
+    let mut t = [0u64; 64];
+    let mut s = 0;
+    while s < 64 {
+        let (r, c) = ((s / 8) as i32, (s % 8) as i32);
+        let mut m = 0u64;
+        let mut dr = -1;
+        while dr <= 1 {
+            let mut dc = -1;
+            while dc <= 1 {
+                let (rr, cc) = (r + dr, c + dc);
+                if (dr != 0 || dc != 0) && rr >= 0 && rr < 8 && cc >= 0 && cc < 8 {
+                    m |= 1u64 << (rr * 8 + cc);
+                }
+                dc += 1;
+            }
+            dr += 1;
+        }
+        t[s] = m;
+        s += 1;
+    }
+    t
+};
+
+impl Worker<'_> {
+    /// Null-window exact search without table or move list, for
+    /// 5..`tt_min_empties` empties. Returns 0 when stopped.
+    pub(crate) fn shallow(&mut self, b: &Board, alpha: i32, tie: i32) -> i32 {
+        if self.tick() {
+            return 0;
+        }
+        let empty = b.empty();
+        let n = empty.count_ones();
+        if n >= self.cfg.stability_min_empties
+            && let Some(v) = self.stability_cut(b, alpha)
+        {
+            return v;
+        }
+        let odd = odd_squares(empty);
+        let mut best = -INF;
+        for class in [empty & odd, empty & !odd] {
+            for p in ORDER {
+                let mut e = class & p;
+                while e != 0 {
+                    let s = e.trailing_zeros() as usize;
+                    e &= e - 1;
+                    if NEIGHBOURS[s] & b.opponent == 0 {
+                        continue;
+                    }
+                    let f = flips(b.player, b.opponent, s);
+                    if f == 0 {
+                        continue;
+                    }
+                    let child = b.play_flips(s, f);
+                    let v = if n <= 5 {
+                        -self.solve_small(&child, -alpha - 1, -tie)
+                    } else {
+                        -self.shallow(&child, -alpha - 1, -tie)
+                    };
+                    if self.stopped {
+                        return 0;
+                    }
+                    if v > best {
+                        best = v;
+                        if v > alpha {
+                            return v;
+                        }
+                    }
+                }
+            }
+        }
+        if best > -INF {
+            return best;
+        }
+        let passed = b.pass();
+        if passed.legal_moves() == 0 {
+            return final_value(b, self.scoring, tie);
+        }
+        -self.shallow(&passed, -alpha - 1, -tie)
+    }
+
+    /// 0-4 empties: squares in parity order, no table.
+    pub(crate) fn solve_small(&mut self, b: &Board, alpha: i32, tie: i32) -> i32 {
+        let empty = b.empty();
+        let odd = odd_squares(empty);
+        let mut sq = [0usize; 4];
+        let mut n = 0;
+        for set in [empty & odd, empty & !odd] {
+            let mut e = set;
+            while e != 0 {
+                sq[n] = e.trailing_zeros() as usize;
+                e &= e - 1;
+                n += 1;
+            }
+        }
+        match n {
+            0 => {
+                self.local += 1;
+                final_value(b, self.scoring, tie)
+            }
+            1 => self.last(b, tie, sq[0]),
+            2 => self.solve2(b, alpha, tie, sq[0], sq[1], false),
+            3 => self.solve3(b, alpha, tie, [sq[0], sq[1], sq[2]], false),
+            _ => self.solve4(b, alpha, tie, sq, false),
+        }
+    }
+
+    /// Four empties `s`, in order.
+    fn solve4(&mut self, b: &Board, alpha: i32, tie: i32, s: [usize; 4], passed: bool) -> i32 {
+        self.local += 1;
+        let mut best = -INF;
+        for i in 0..4 {
+            let x = s[i];
+            if NEIGHBOURS[x] & b.opponent == 0 {
+                continue;
+            }
+            let f = flips(b.player, b.opponent, x);
+            if f == 0 {
+                continue;
+            }
+            let rest = match i {
+                0 => [s[1], s[2], s[3]],
+                1 => [s[0], s[2], s[3]],
+                2 => [s[0], s[1], s[3]],
+                _ => [s[0], s[1], s[2]],
+            };
+            let v = -self.solve3(&b.play_flips(x, f), -alpha - 1, -tie, rest, false);
+            if v > best {
+                best = v;
+                if v > alpha {
+                    return v;
+                }
+            }
+        }
+        if best > -INF {
+            best
+        } else if passed {
+            final_value(b, self.scoring, tie)
+        } else {
+            -self.solve4(&b.pass(), -alpha - 1, -tie, s, true)
+        }
+    }
+
+    /// Three empties `s`, in order.
+    fn solve3(&mut self, b: &Board, alpha: i32, tie: i32, s: [usize; 3], passed: bool) -> i32 {
+        self.local += 1;
+        let mut best = -INF;
+        for i in 0..3 {
+            let x = s[i];
+            if NEIGHBOURS[x] & b.opponent == 0 {
+                continue;
+            }
+            let f = flips(b.player, b.opponent, x);
+            if f == 0 {
+                continue;
+            }
+            let (y, z) = match i {
+                0 => (s[1], s[2]),
+                1 => (s[0], s[2]),
+                _ => (s[0], s[1]),
+            };
+            let v = -self.solve2(&b.play_flips(x, f), -alpha - 1, -tie, y, z, false);
+            if v > best {
+                best = v;
+                if v > alpha {
+                    return v;
+                }
+            }
+        }
+        if best > -INF {
+            best
+        } else if passed {
+            final_value(b, self.scoring, tie)
+        } else {
+            -self.solve3(&b.pass(), -alpha - 1, -tie, s, true)
+        }
+    }
+
+    /// Two empties `x` and `y`.
+    fn solve2(&mut self, b: &Board, alpha: i32, tie: i32, x: usize, y: usize, passed: bool) -> i32 {
+        self.local += 1;
+        let mut best = -INF;
+        if NEIGHBOURS[x] & b.opponent != 0 {
+            let f = flips(b.player, b.opponent, x);
+            if f != 0 {
+                best = -self.last(&b.play_flips(x, f), -tie, y);
+                if best > alpha {
+                    return best;
+                }
+            }
+        }
+        if NEIGHBOURS[y] & b.opponent != 0 {
+            let f = flips(b.player, b.opponent, y);
+            if f != 0 {
+                return best.max(-self.last(&b.play_flips(y, f), -tie, x));
+            }
+        }
+        if best > -INF {
+            best
+        } else if passed {
+            final_value(b, self.scoring, tie)
+        } else {
+            -self.solve2(&b.pass(), -alpha - 1, -tie, x, y, true)
+        }
+    }
+
+    /// One empty square `s`: whoever can play it does, then the board is full.
+    #[inline]
+    fn last(&mut self, b: &Board, tie: i32, s: usize) -> i32 {
+        self.local += 1;
+        let pc = b.player.count_ones() as i32;
+        let f = flips(b.player, b.opponent, s).count_ones() as i32;
+        if f > 0 {
+            return score_diff(2 * pc + 2 * f - 62, tie);
+        }
+        let f2 = flips(b.opponent, b.player, s).count_ones() as i32;
+        if f2 > 0 {
+            return score_diff(2 * pc - 2 * f2 - 64, tie);
+        }
+        final_value(b, self.scoring, tie)
+    }
+}
