@@ -3,7 +3,7 @@
 //! #40-#59 (`#[ignore]`, long).
 
 use crate::util::read_data;
-use annex::engine::Engine;
+use annex::engine::{Engine, EngineEvent};
 use annex::position::ObfLine;
 use annex::search::{Limits, SolveMode};
 use std::time::Instant;
@@ -31,7 +31,10 @@ fn engine(threads: usize) -> Engine {
 /// Solves each line exactly: the score must equal the listed best score and
 /// the move must be one of the listed best moves.
 fn solve_lines(lines: &[(usize, ObfLine)], threads: usize) {
-    let mut e = engine(threads);
+    solve_lines_with(&mut engine(threads), lines);
+}
+
+fn solve_lines_with(e: &mut Engine, lines: &[(usize, ObfLine)]) {
     for (i, l) in lines {
         e.new_game();
         let t = Instant::now();
@@ -94,6 +97,42 @@ fn edax_hard_20_sample() {
         .map(|(i, l)| (i + 1, l))
         .collect();
     solve_lines(&lines, 1);
+}
+
+/// Selective passes with a reckless ProbCut (0.3 and 0.6 sigma, from 10
+/// empties, before every solve) must not change exact results: their
+/// table entries are never taken as solved. Their iterations are reported
+/// with a selectivity and not as exact.
+#[test]
+fn selective_passes_keep_solves_exact() {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let mut e = Engine::new(tx);
+    e.set_option("Hash", "32").unwrap();
+    let mut c = e.config().clone();
+    c.apply("sel_min_empties=1,sel_t1=30,sel_t2=60,probcut_min_empties=10,solve_aspiration=1")
+        .unwrap();
+    e.set_config(c);
+    let lines: Vec<_> = suite("endgame/ffo/fforum-1-19.obf")
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % 3 == 0)
+        .map(|(i, l)| (i + 1, l))
+        .collect();
+    solve_lines_with(&mut e, &lines);
+    let infos: Vec<_> = rx
+        .try_iter()
+        .filter_map(|ev| match ev {
+            EngineEvent::Info(i) => Some(i),
+            _ => None,
+        })
+        .collect();
+    let sel: Vec<_> = infos.iter().filter(|i| i.selectivity.is_some()).collect();
+    assert!(
+        sel.len() >= 2 * lines.len(),
+        "{} selective iterations",
+        sel.len()
+    );
+    assert!(sel.iter().all(|i| !i.exact && i.selectivity.unwrap() < 100));
 }
 
 /// WLD solves agree with the listed exact scores (sign), FFO #1-#19.

@@ -14,11 +14,23 @@
 //!   `parallel`).
 //!
 //! WLD is the same search in the window `(-1, 1)`.
+//!
+//! Selective passes (before an exact solve from `sel_min_empties`): the
+//! same search with ProbCut from `probcut_min_empties` (a midgame search
+//! of about `probcut_depth_pct`% of the empties decides a null window when
+//! its value lands `t` sigmas beyond it). Their results are not exact: the
+//! table keeps them unsolved, tagged with the pass's level, and only
+//! passes of that level or higher take them; the exact pass uses their
+//! moves for ordering.
 
 use super::stability::stable_discs;
 use super::tt::TtBound;
 use super::worker::Worker;
 use super::{DISC, INF, final_value, tt_key};
+
+/// Table depth of a selective pass's entry: `SEL_DEPTH * level + empties`
+/// (midgame entries stay below 64, solved ones are flagged).
+pub(crate) const SEL_DEPTH: u32 = 64;
 use crate::bitboard::{CORNERS, NOT_A, NOT_H};
 use crate::board::{Board, flips};
 use crate::moves::Move;
@@ -209,7 +221,7 @@ impl Worker<'_> {
             if let Some(s) = e.mv.and_then(|m| m.to_square()) {
                 hash_sq = s.index() as u8;
             }
-            if e.solved {
+            if e.solved || (self.sel_level > 0 && e.depth >= SEL_DEPTH * self.sel_level) {
                 match e.bound {
                     TtBound::Exact => return e.score,
                     TtBound::Lower if e.score > alpha => return e.score,
@@ -225,6 +237,12 @@ impl Worker<'_> {
                 return final_value(b, self.scoring, tie);
             }
             return -self.nws_end(&passed, -alpha - 1, -tie);
+        }
+        if self.sel_level > 0
+            && n >= self.cfg.probcut_min_empties
+            && let Some(v) = self.end_probcut(b, alpha, tie, n)
+        {
+            return v;
         }
         if n >= self.cfg.etc_min_empties
             && let Some(v) = self.etc(b, legal, alpha, tie)
@@ -262,10 +280,63 @@ impl Worker<'_> {
             } else {
                 TtBound::Upper
             };
-            let mv = Move::square(Square::from_index_unchecked(best_sq));
-            self.job.tt.store(key, Some(mv), best, n, bound, true);
+            self.end_store(key, best_sq, best, n, bound);
         }
         best
+    }
+
+    /// Stores an endgame result: solved, or tagged with the selective
+    /// level (never taken for solved).
+    #[inline]
+    fn end_store(&self, key: u64, sq: u8, score: i32, n: u32, bound: TtBound) {
+        let mv = Some(Move::square(Square::from_index_unchecked(sq)));
+        if self.sel_level == 0 {
+            self.job.tt.store(key, mv, score, n, bound, true);
+        } else {
+            let depth = SEL_DEPTH * self.sel_level + n;
+            self.job.tt.store(key, mv, score, depth, bound, false);
+        }
+    }
+
+    /// ProbCut in a selective pass: a shallow midgame search decides the
+    /// null window at `alpha` when it lands `t` sigmas beyond it.
+    fn end_probcut(&mut self, b: &Board, alpha: i32, tie: i32, n: u32) -> Option<i32> {
+        let d = (2 * (n * self.cfg.probcut_depth_pct / 200) + (n & 1)) as i32;
+        let d = d.clamp(1, n as i32 - 4);
+        let sigma = (self.cfg.probcut_sigma0 as i32 * DISC
+            - self.cfg.probcut_sigma_slope as i32 * DISC * d / 100)
+            .max(2 * DISC);
+        let margin = sigma * self.sel_t as i32 / 100;
+        let mut pv = Vec::new();
+        let eval = self.eval(b);
+        let mut try_high = eval > alpha;
+        for _ in 0..2 {
+            if try_high {
+                let hi = alpha + 1 + margin;
+                if hi < 64 * DISC {
+                    let v = self.pvs(b, hi - 1, hi, d, tie, 60, &mut pv);
+                    if self.stopped {
+                        return Some(0);
+                    }
+                    if v >= hi {
+                        return Some(alpha + 1);
+                    }
+                }
+            } else {
+                let lo = alpha - margin;
+                if lo > -64 * DISC {
+                    let v = self.pvs(b, lo, lo + 1, d, tie, 60, &mut pv);
+                    if self.stopped {
+                        return Some(0);
+                    }
+                    if v <= lo {
+                        return Some(alpha);
+                    }
+                }
+            }
+            try_high = !try_high;
+        }
+        None
     }
 
     /// Exact search with a window and a principal variation. Returns 0
@@ -344,8 +415,7 @@ impl Worker<'_> {
         } else {
             TtBound::Upper
         };
-        let mv = Move::square(Square::from_index_unchecked(best_sq));
-        self.job.tt.store(key, Some(mv), best, n, bound, true);
+        self.end_store(key, best_sq, best, n, bound);
         best
     }
 }

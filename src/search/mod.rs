@@ -170,6 +170,9 @@ pub struct Config {
     pub split_min_depth: i32,
     /// Initial aspiration half-window (search units).
     pub aspiration: i32,
+    /// Exact solve: initial half-window around the last midgame score,
+    /// in discs (0: full window).
+    pub solve_aspiration: u32,
     /// Endgame ordering: weight of the opponent's mobility (corners twice).
     pub end_mobility_weight: i32,
     /// Endgame ordering: weight of the opponent's potential mobility.
@@ -181,6 +184,21 @@ pub struct Config {
     /// Endgame: enhanced transposition cutoffs (children probed in the
     /// table before any is searched) from this many empties.
     pub etc_min_empties: u32,
+    /// Exact solves from this many empties start with selective passes.
+    pub sel_min_empties: u32,
+    /// ProbCut widths of the selective passes, in hundredths of a sigma
+    /// (0: no such pass).
+    pub sel_t1: u32,
+    /// Second selective pass (wider; 0: none).
+    pub sel_t2: u32,
+    /// Selective passes: ProbCut from this many empties.
+    pub probcut_min_empties: u32,
+    /// ProbCut search depth, in percent of the empties.
+    pub probcut_depth_pct: u32,
+    /// ProbCut sigma at depth 0, in discs.
+    pub probcut_sigma0: u32,
+    /// ProbCut sigma decrease per ply of depth, in hundredths of a disc.
+    pub probcut_sigma_slope: u32,
 }
 
 impl Config {
@@ -196,6 +214,7 @@ impl Config {
             ("split_min_empties", self.split_min_empties as i64),
             ("split_min_depth", self.split_min_depth as i64),
             ("aspiration", self.aspiration as i64),
+            ("solve_aspiration", self.solve_aspiration as i64),
             ("end_mobility_weight", self.end_mobility_weight as i64),
             ("end_potential_weight", self.end_potential_weight as i64),
             ("end_parity_weight", self.end_parity_weight as i64),
@@ -203,6 +222,14 @@ impl Config {
                 "end_shallow_min_empties",
                 self.end_shallow_min_empties as i64,
             ),
+            ("etc_min_empties", self.etc_min_empties as i64),
+            ("sel_min_empties", self.sel_min_empties as i64),
+            ("sel_t1", self.sel_t1 as i64),
+            ("sel_t2", self.sel_t2 as i64),
+            ("probcut_min_empties", self.probcut_min_empties as i64),
+            ("probcut_depth_pct", self.probcut_depth_pct as i64),
+            ("probcut_sigma0", self.probcut_sigma0 as i64),
+            ("probcut_sigma_slope", self.probcut_sigma_slope as i64),
         ]
     }
 
@@ -227,11 +254,19 @@ impl Config {
             "split_min_empties" => self.split_min_empties = v,
             "split_min_depth" => self.split_min_depth = v as i32,
             "aspiration" => self.aspiration = v as i32,
+            "solve_aspiration" => self.solve_aspiration = v,
             "end_mobility_weight" => self.end_mobility_weight = v as i32,
             "end_potential_weight" => self.end_potential_weight = v as i32,
             "end_parity_weight" => self.end_parity_weight = v as i32,
             "end_shallow_min_empties" => self.end_shallow_min_empties = v,
             "etc_min_empties" => self.etc_min_empties = v,
+            "sel_min_empties" => self.sel_min_empties = v,
+            "sel_t1" => self.sel_t1 = v,
+            "sel_t2" => self.sel_t2 = v,
+            "probcut_min_empties" => self.probcut_min_empties = v,
+            "probcut_depth_pct" => self.probcut_depth_pct = v,
+            "probcut_sigma0" => self.probcut_sigma0 = v,
+            "probcut_sigma_slope" => self.probcut_sigma_slope = v,
             _ => return Err(format!("unknown tunable '{name}'")),
         }
         Ok(())
@@ -264,11 +299,19 @@ impl Default for Config {
             split_min_empties: 12,
             split_min_depth: 4,
             aspiration: 2 * DISC,
+            solve_aspiration: 3,
             end_mobility_weight: 16,
             end_potential_weight: 2,
             end_parity_weight: 4,
             end_shallow_min_empties: 16,
             etc_min_empties: 12,
+            sel_min_empties: 18,
+            sel_t1: 100,
+            sel_t2: 0,
+            probcut_min_empties: 11,
+            probcut_depth_pct: 25,
+            probcut_sigma0: 6,
+            probcut_sigma_slope: 30,
         }
     }
 }

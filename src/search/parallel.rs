@@ -49,6 +49,7 @@ impl<'a> Worker<'a> {
         chain.push(&cut);
         let job = self.job;
         let id = self.id;
+        let (sel_level, sel_t) = (self.sel_level, self.sel_t);
         let chain = &chain;
         let cut_ref = &cut;
         let result_ref = &result;
@@ -62,6 +63,8 @@ impl<'a> Worker<'a> {
                     }
                     let mut w = Worker::new(job, id);
                     w.cuts = chain.clone();
+                    w.sel_level = sel_level;
+                    w.sel_t = sel_t;
                     let v = -w.nws_end(&child, -alpha - 1, -tie);
                     w.flush();
                     if w.stopped {
@@ -105,6 +108,7 @@ impl<'a> Worker<'a> {
         chain.push(&cut);
         let job = self.job;
         let id = self.id;
+        let (sel_level, sel_t) = (self.sel_level, self.sel_t);
         let chain = &chain;
         let cut_ref = &cut;
         let result_ref = &result;
@@ -117,6 +121,8 @@ impl<'a> Worker<'a> {
                     }
                     let mut w = Worker::new(job, id);
                     w.cuts = chain.clone();
+                    w.sel_level = sel_level;
+                    w.sel_t = sel_t;
                     let mut pv = Vec::new();
                     let v = w.child_value(&c, alpha, alpha + 1, depth, tie, ply, &mut pv);
                     w.flush();

@@ -9,7 +9,7 @@
 //! `depth + solve_margin >= empties`, then the exact solve.
 
 use super::worker::{Child, Worker};
-use super::{BestMove, Bound, INF, Info, Job, SolveMode, WorkerMsg, to_discs};
+use super::{BestMove, Bound, DISC, INF, Info, Job, SolveMode, WorkerMsg, to_discs};
 use crate::moves::Move;
 use crate::rules::Tie;
 use crossbeam_channel::Sender;
@@ -27,6 +27,8 @@ struct RootMove {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Kind {
     Mid(u32),
+    /// Selective exact-style pass: level, ProbCut width (hundredths of sigma).
+    Sel(u32, u32),
     Solve(SolveMode),
 }
 
@@ -76,14 +78,30 @@ pub fn run_worker(job: &Job, id: usize, tx: &Sender<WorkerMsg>) -> Option<BestMo
     let empties = root.empties();
     let multipv = limits.multipv.clamp(1, rm.len());
     let cfg = job.config.clone();
+    // Selective passes before an exact solve (flips-all rules only).
+    let sel: Vec<Kind> = if w.fast && empties >= cfg.sel_min_empties && multipv == 1 {
+        [cfg.sel_t1, cfg.sel_t2]
+            .into_iter()
+            .filter(|&t| t > 0)
+            .enumerate()
+            .map(|(i, t)| Kind::Sel(i as u32 + 1, t))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let solve_with = |mode: SolveMode| -> Vec<Kind> {
+        let mut v = sel.clone();
+        if mode == SolveMode::Wld {
+            v.clear();
+        }
+        v.push(Kind::Solve(mode));
+        v
+    };
     let kinds: Vec<Kind> = if let Some(mode) = limits.solve {
         let pre = cfg
             .presolve_depth
             .min(empties.saturating_sub(cfg.solve_margin));
-        (1..=pre)
-            .map(Kind::Mid)
-            .chain([Kind::Solve(mode)])
-            .collect()
+        (1..=pre).map(Kind::Mid).chain(solve_with(mode)).collect()
     } else if let Some(d) = limits.depth {
         let d = d.max(1);
         if d >= empties {
@@ -92,7 +110,7 @@ pub fn run_worker(job: &Job, id: usize, tx: &Sender<WorkerMsg>) -> Option<BestMo
                 .min(empties.saturating_sub(cfg.solve_margin));
             (1..=pre)
                 .map(Kind::Mid)
-                .chain([Kind::Solve(SolveMode::Exact)])
+                .chain(solve_with(SolveMode::Exact))
                 .collect()
         } else {
             (1..=d).map(Kind::Mid).collect()
@@ -101,7 +119,7 @@ pub fn run_worker(job: &Job, id: usize, tx: &Sender<WorkerMsg>) -> Option<BestMo
         let last = empties.saturating_sub(cfg.solve_margin).max(1).min(empties);
         (1..last)
             .map(Kind::Mid)
-            .chain([Kind::Solve(SolveMode::Exact)])
+            .chain(solve_with(SolveMode::Exact))
             .collect()
     };
     let mut last: Option<(Kind, Vec<Info>)> = None;
@@ -109,16 +127,29 @@ pub fn run_worker(job: &Job, id: usize, tx: &Sender<WorkerMsg>) -> Option<BestMo
     for kind in kinds {
         let depth = match kind {
             Kind::Mid(d) => d as i32,
-            Kind::Solve(_) => 64,
+            Kind::Sel(..) | Kind::Solve(_) => 64,
+        };
+        (w.sel_level, w.sel_t) = match kind {
+            Kind::Sel(level, t) => (level, t),
+            _ => (0, 0),
         };
         let (mut alpha, mut beta) = match kind {
             Kind::Solve(SolveMode::Wld) => (-1, 1),
             Kind::Mid(d) if d >= 4 && multipv == 1 => {
                 (prev - cfg.aspiration, prev + cfg.aspiration)
             }
+            Kind::Sel(..) | Kind::Solve(SolveMode::Exact)
+                if multipv == 1 && cfg.solve_aspiration > 0 =>
+            {
+                let a = cfg.solve_aspiration as i32 * DISC;
+                (prev - a, prev + a)
+            }
             _ => (-INF, INF),
         };
-        let mut delta = cfg.aspiration;
+        let mut delta = match kind {
+            Kind::Sel(..) | Kind::Solve(_) => cfg.solve_aspiration as i32 * DISC,
+            Kind::Mid(_) => cfg.aspiration,
+        };
         let best = loop {
             let v = root_search(&mut w, &mut rm, depth, alpha, beta, multipv, tie);
             if w.stopped || kind == Kind::Solve(SolveMode::Wld) {
@@ -177,7 +208,7 @@ pub fn run_worker(job: &Job, id: usize, tx: &Sender<WorkerMsg>) -> Option<BestMo
                 wld: first.wld && pick == 0,
                 depth: match kind {
                     Kind::Mid(d) => d,
-                    Kind::Solve(_) => empties,
+                    Kind::Sel(..) | Kind::Solve(_) => empties,
                 },
                 nodes,
                 time,
@@ -290,8 +321,13 @@ fn make_infos(
     let hashfull = job.tt.hashfull();
     let (depth, proven_exact, wld) = match kind {
         Kind::Mid(d) => (d, d >= empties, false),
+        Kind::Sel(..) => (empties, false, false),
         Kind::Solve(SolveMode::Exact) => (empties, true, false),
         Kind::Solve(SolveMode::Wld) => (empties, false, true),
+    };
+    let selectivity = match kind {
+        Kind::Sel(_, t) => Some(confidence(t)),
+        _ => None,
     };
     rm.iter()
         .take(multipv)
@@ -308,7 +344,7 @@ fn make_infos(
             let (score, tie) = to_discs(r.score, proven);
             Info {
                 depth,
-                selectivity: None,
+                selectivity,
                 score,
                 tie,
                 bound,
@@ -323,4 +359,18 @@ fn make_infos(
             }
         })
         .collect()
+}
+
+/// Two-sided normal confidence of a ProbCut width of `t` hundredths of a
+/// sigma, in percent (Edax's convention: 1.1 sigma is 73%).
+fn confidence(t: u32) -> u32 {
+    // Abramowitz-Stegun 7.1.26 for erf(x), x = t / sqrt(2); error < 2e-7.
+    let x = t as f64 / 100.0 / std::f64::consts::SQRT_2;
+    let k = 1.0 / (1.0 + 0.327_591_1 * x);
+    let poly = k
+        * (0.254_829_592
+            + k * (-0.284_496_736
+                + k * (1.421_413_741 + k * (-1.453_152_027 + k * 1.061_405_429))));
+    let erf = 1.0 - poly * (-x * x).exp();
+    (erf * 100.0).floor().clamp(0.0, 99.0) as u32
 }

@@ -38,6 +38,11 @@ pub(crate) struct Worker<'a> {
     pub stopped: bool,
     /// Cutoff flags of the split points above this task (parallel endgame).
     pub cuts: Vec<&'a AtomicBool>,
+    /// Selective endgame pass: 0 for exact; else its level (1, 2, ...),
+    /// which tags its table entries (see `endgame`).
+    pub sel_level: u32,
+    /// ProbCut width of the selective pass, in hundredths of a sigma.
+    pub sel_t: u32,
     bufs: Vec<Vec<Child>>,
 }
 
@@ -54,6 +59,8 @@ impl<'a> Worker<'a> {
             total: 0,
             stopped: false,
             cuts: Vec::new(),
+            sel_level: 0,
+            sel_t: 0,
             bufs: Vec::new(),
         }
     }
