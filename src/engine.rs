@@ -163,7 +163,7 @@ impl Engine {
             own_book: true,
             book: Book::shared_default(),
             evaluator: Evaluator::default(),
-            config: Config::default(),
+            config: tuned_config(),
             // Allocated at the first search, at the size then set.
             tt: Arc::new(Table::new(1)),
             pool: build_pool(1).expect("cannot start the search thread"),
@@ -704,4 +704,21 @@ impl Controller {
             }
         }
     }
+}
+
+/// The default tunables, overridden by `ANNEX_CONFIG=name=value,...` (a
+/// tuning aid for `solve`, `bench` and engines under `match`; a bad spec
+/// is logged and ignored).
+fn tuned_config() -> Config {
+    let mut c = Config::default();
+    if let Ok(spec) = std::env::var("ANNEX_CONFIG") {
+        match c.apply(&spec) {
+            Ok(()) => log::warn!("ANNEX_CONFIG: search tunables overridden: {spec}"),
+            Err(e) => {
+                log::error!("ANNEX_CONFIG ignored: {e}");
+                c = Config::default();
+            }
+        }
+    }
+    c
 }

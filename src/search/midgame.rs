@@ -8,7 +8,13 @@
 
 use super::tt::TtBound;
 use super::worker::{Child, Worker};
-use super::{INF, final_value, tt_key};
+use super::{DISC, INF, final_value, tt_key};
+
+/// Standard deviation, in hundredths of a disc, of a deep search's value
+/// minus the value of a search of depth `d` (the index) with the same
+/// parity (measured: depth 4 vs 2: 3.96 discs, 8 vs 4: 3.93, 10 vs 6:
+/// 2.69, 9 vs 5: 2.85, 10 vs 8: 2.30).
+const MIDCUT_SIGMA: [i32; 9] = [450, 430, 400, 390, 390, 290, 250, 230, 230];
 use crate::board::Board;
 use crate::moves::Move;
 
@@ -59,6 +65,14 @@ impl Worker<'_> {
                     _ => {}
                 }
             }
+        }
+        if !pv_node
+            && !solved
+            && self.cfg.midcut_t > 0
+            && depth >= self.cfg.midcut_min_depth as i32
+            && let Some(v) = self.mid_probcut(b, alpha, depth, tie, ply)
+        {
+            return v;
         }
         let mut kids = self.take_buf(ply);
         self.children(b, &mut kids);
@@ -160,6 +174,45 @@ impl Worker<'_> {
             .tt
             .store(key, Some(best_move), best, d as u32, bound, solved);
         best
+    }
+
+    /// ProbCut at a null-window node (Buro): a search of about a quarter
+    /// of `depth` (same parity) decides the window `(alpha, alpha + 1)`
+    /// when its value lands `midcut_t` sigmas beyond it. Sigmas by shallow
+    /// depth were measured on 140 XOT and FFO positions (`MIDCUT_SIGMA`).
+    fn mid_probcut(
+        &mut self,
+        b: &Board,
+        alpha: i32,
+        depth: i32,
+        tie: i32,
+        ply: usize,
+    ) -> Option<i32> {
+        let d = (2 * (depth / 4) + (depth & 1)).max(1);
+        let sigma = MIDCUT_SIGMA[(d as usize).min(MIDCUT_SIGMA.len() - 1)] * DISC / 100;
+        let margin = sigma * self.cfg.midcut_t as i32 / 100;
+        let mut pv = Vec::new();
+        let hi = alpha + 1 + margin;
+        if hi < 64 * DISC {
+            let v = self.pvs(b, hi - 1, hi, d, tie, ply, &mut pv);
+            if self.stopped {
+                return Some(0);
+            }
+            if v >= hi {
+                return Some(alpha + 1);
+            }
+        }
+        let lo = alpha - margin;
+        if lo > -64 * DISC {
+            let v = self.pvs(b, lo, lo + 1, d, tie, ply, &mut pv);
+            if self.stopped {
+                return Some(0);
+            }
+            if v <= lo {
+                return Some(alpha);
+            }
+        }
+        None
     }
 
     /// Value of child `c` for the parent's side, in the parent's window.

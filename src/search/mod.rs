@@ -199,6 +199,10 @@ pub struct Config {
     pub probcut_sigma0: u32,
     /// ProbCut sigma decrease per ply of depth, in hundredths of a disc.
     pub probcut_sigma_slope: u32,
+    /// Midgame ProbCut width, in hundredths of a sigma (0: off).
+    pub midcut_t: u32,
+    /// Midgame ProbCut from this depth.
+    pub midcut_min_depth: u32,
 }
 
 impl Config {
@@ -230,6 +234,8 @@ impl Config {
             ("probcut_depth_pct", self.probcut_depth_pct as i64),
             ("probcut_sigma0", self.probcut_sigma0 as i64),
             ("probcut_sigma_slope", self.probcut_sigma_slope as i64),
+            ("midcut_t", self.midcut_t as i64),
+            ("midcut_min_depth", self.midcut_min_depth as i64),
         ]
     }
 
@@ -267,6 +273,8 @@ impl Config {
             "probcut_depth_pct" => self.probcut_depth_pct = v,
             "probcut_sigma0" => self.probcut_sigma0 = v,
             "probcut_sigma_slope" => self.probcut_sigma_slope = v,
+            "midcut_t" => self.midcut_t = v,
+            "midcut_min_depth" => self.midcut_min_depth = v,
             _ => return Err(format!("unknown tunable '{name}'")),
         }
         Ok(())
@@ -312,6 +320,8 @@ impl Default for Config {
             probcut_depth_pct: 25,
             probcut_sigma0: 6,
             probcut_sigma_slope: 30,
+            midcut_t: 100,
+            midcut_min_depth: 3,
         }
     }
 }

@@ -54,12 +54,6 @@ pub fn run(a: &SolveArgs) -> Result<(), String> {
     let mut engine = Engine::new(tx);
     engine.set_option("Threads", &a.threads.to_string())?;
     engine.set_option("Hash", &a.hash.to_string())?;
-    if let Ok(spec) = std::env::var("ANNEX_CONFIG") {
-        // Tuning aid: `ANNEX_CONFIG=name=value,...` overrides search tunables.
-        let mut c = engine.config().clone();
-        c.apply(&spec)?;
-        engine.set_config(c);
-    }
     let mode = if a.wld {
         SolveMode::Wld
     } else {
