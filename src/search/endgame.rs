@@ -307,36 +307,8 @@ impl Worker<'_> {
             - self.cfg.probcut_sigma_slope as i32 * DISC * d / 100)
             .max(2 * DISC);
         let margin = sigma * self.sel_t as i32 / 100;
-        let mut pv = Vec::new();
-        let eval = self.eval(b);
-        let mut try_high = eval > alpha;
-        for _ in 0..2 {
-            if try_high {
-                let hi = alpha + 1 + margin;
-                if hi < 64 * DISC {
-                    let v = self.pvs(b, hi - 1, hi, d, tie, 60, &mut pv);
-                    if self.stopped {
-                        return Some(0);
-                    }
-                    if v >= hi {
-                        return Some(alpha + 1);
-                    }
-                }
-            } else {
-                let lo = alpha - margin;
-                if lo > -64 * DISC {
-                    let v = self.pvs(b, lo, lo + 1, d, tie, 60, &mut pv);
-                    if self.stopped {
-                        return Some(0);
-                    }
-                    if v <= lo {
-                        return Some(alpha);
-                    }
-                }
-            }
-            try_high = !try_high;
-        }
-        None
+        let high_first = self.eval(b) > alpha;
+        self.probcut(b, alpha, tie, d, margin, 60, high_first)
     }
 
     /// Exact search with a window and a principal variation. Returns 0

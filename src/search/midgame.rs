@@ -191,26 +191,52 @@ impl Worker<'_> {
         let d = (2 * (depth / 4) + (depth & 1)).max(1);
         let sigma = MIDCUT_SIGMA[(d as usize).min(MIDCUT_SIGMA.len() - 1)] * DISC / 100;
         let margin = sigma * self.cfg.midcut_t as i32 / 100;
+        self.probcut(b, alpha, tie, d, margin, ply, true)
+    }
+
+    /// The ProbCut test shared by the midgame and the selective endgame:
+    /// searches of depth `d` at `alpha + 1 + margin` and `alpha - margin`
+    /// (in that order when `high_first`). `Some(alpha + 1)` (a lower bound)
+    /// or `Some(alpha)` (an upper bound) when one of them decides the null
+    /// window at `alpha`; `Some(0)` when stopped.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn probcut(
+        &mut self,
+        b: &Board,
+        alpha: i32,
+        tie: i32,
+        d: i32,
+        margin: i32,
+        ply: usize,
+        high_first: bool,
+    ) -> Option<i32> {
         let mut pv = Vec::new();
-        let hi = alpha + 1 + margin;
-        if hi < 64 * DISC {
-            let v = self.pvs(b, hi - 1, hi, d, tie, ply, &mut pv);
-            if self.stopped {
-                return Some(0);
+        let mut high = high_first;
+        for _ in 0..2 {
+            if high {
+                let hi = alpha + 1 + margin;
+                if hi < 64 * DISC {
+                    let v = self.pvs(b, hi - 1, hi, d, tie, ply, &mut pv);
+                    if self.stopped {
+                        return Some(0);
+                    }
+                    if v >= hi {
+                        return Some(alpha + 1);
+                    }
+                }
+            } else {
+                let lo = alpha - margin;
+                if lo > -64 * DISC {
+                    let v = self.pvs(b, lo, lo + 1, d, tie, ply, &mut pv);
+                    if self.stopped {
+                        return Some(0);
+                    }
+                    if v <= lo {
+                        return Some(alpha);
+                    }
+                }
             }
-            if v >= hi {
-                return Some(alpha + 1);
-            }
-        }
-        let lo = alpha - margin;
-        if lo > -64 * DISC {
-            let v = self.pvs(b, lo, lo + 1, d, tie, ply, &mut pv);
-            if self.stopped {
-                return Some(0);
-            }
-            if v <= lo {
-                return Some(alpha);
-            }
+            high = !high;
         }
         None
     }
