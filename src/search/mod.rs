@@ -203,6 +203,8 @@ pub struct Config {
     pub midcut_t: u32,
     /// Midgame ProbCut from this depth.
     pub midcut_min_depth: u32,
+    /// Parallel endgame: moves searched alone before a split point opens.
+    pub split_serial: u32,
 }
 
 impl Config {
@@ -236,6 +238,7 @@ impl Config {
             ("probcut_sigma_slope", self.probcut_sigma_slope as i64),
             ("midcut_t", self.midcut_t as i64),
             ("midcut_min_depth", self.midcut_min_depth as i64),
+            ("split_serial", self.split_serial as i64),
         ]
     }
 
@@ -275,6 +278,7 @@ impl Config {
             "probcut_sigma_slope" => self.probcut_sigma_slope = v,
             "midcut_t" => self.midcut_t = v,
             "midcut_min_depth" => self.midcut_min_depth = v,
+            "split_serial" => self.split_serial = v,
             _ => return Err(format!("unknown tunable '{name}'")),
         }
         Ok(())
@@ -322,6 +326,7 @@ impl Default for Config {
             probcut_sigma_slope: 30,
             midcut_t: 100,
             midcut_min_depth: 3,
+            split_serial: 1,
         }
     }
 }

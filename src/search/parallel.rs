@@ -3,7 +3,8 @@
 //!
 //! At a null-window endgame node with at least `split_min_empties` empties
 //! (a midgame null-window node with at least `split_min_depth` plies)
-//! the first (best-ordered) move is searched alone; if it does not cut
+//! the first (best-ordered) move (in the endgame, the first
+//! `split_serial` moves) is searched alone; if it does not cut
 //! off, the remaining moves are searched as rayon tasks. A task that fails
 //! high raises the split point's `cut` flag; every task below a split point
 //! carries the flags of all split points above it and gives up at its next
@@ -15,6 +16,7 @@
 //! across a search. With one thread there is no pool and no split point,
 //! which keeps 1-thread searches deterministic.
 
+use super::INF;
 use super::endgame::EndMoves;
 use super::worker::{Child, Worker};
 use crate::board::Board;
@@ -38,13 +40,27 @@ impl<'a> Worker<'a> {
         tie: i32,
         moves: &EndMoves,
     ) -> (i32, u8) {
-        let first = b.play_flips(moves.sq[0] as usize, moves.flips[0]);
-        let v = -self.nws_end(&first, -alpha - 1, -tie);
-        if self.stopped || v > alpha || moves.len == 1 {
-            return (v, moves.sq[0]);
+        // The first `split_serial` moves alone (young brothers wait).
+        let serial = (self.cfg.split_serial.max(1) as usize).min(moves.len);
+        let mut best = (-INF, moves.sq[0]);
+        for i in 0..serial {
+            let child = b.play_flips(moves.sq[i] as usize, moves.flips[i]);
+            let v = -self.nws_end(&child, -alpha - 1, -tie);
+            if self.stopped {
+                return (0, moves.sq[0]);
+            }
+            if v > best.0 {
+                best = (v, moves.sq[i]);
+                if v > alpha {
+                    return best;
+                }
+            }
+        }
+        if serial == moves.len {
+            return best;
         }
         let cut = AtomicBool::new(false);
-        let result = Mutex::new((v, moves.sq[0]));
+        let result = Mutex::new(best);
         let mut chain: Vec<&AtomicBool> = self.cuts.clone();
         chain.push(&cut);
         let job = self.job;
@@ -54,7 +70,7 @@ impl<'a> Worker<'a> {
         let cut_ref = &cut;
         let result_ref = &result;
         rayon::scope_fifo(|s| {
-            for i in 1..moves.len {
+            for i in serial..moves.len {
                 let child = b.play_flips(moves.sq[i] as usize, moves.flips[i]);
                 let sq = moves.sq[i];
                 s.spawn_fifo(move |_| {
