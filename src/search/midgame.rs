@@ -69,7 +69,8 @@ impl Worker<'_> {
         if !pv_node
             && !solved
             && self.cfg.midcut_t > 0
-            && depth >= self.cfg.midcut_min_depth as i32
+            // From depth 2 at least: at depth 1 the probe would be the node itself.
+            && depth >= (self.cfg.midcut_min_depth as i32).max(2)
             && let Some(v) = self.mid_probcut(b, alpha, depth, tie, ply)
         {
             return v;
