@@ -59,48 +59,13 @@ impl<'a> Worker<'a> {
         if serial == moves.len {
             return best;
         }
-        let cut = AtomicBool::new(false);
-        let result = Mutex::new(best);
-        let mut chain: Vec<&AtomicBool> = self.cuts.clone();
-        chain.push(&cut);
-        let job = self.job;
-        let id = self.id;
-        let (sel_level, sel_t) = (self.sel_level, self.sel_t);
-        let chain = &chain;
-        let cut_ref = &cut;
-        let result_ref = &result;
-        rayon::scope_fifo(|s| {
-            for i in serial..moves.len {
-                let child = b.play_flips(moves.sq[i] as usize, moves.flips[i]);
-                let sq = moves.sq[i];
-                s.spawn_fifo(move |_| {
-                    if cut_ref.load(Relaxed) || job.shared.stop.load(Relaxed) {
-                        return;
-                    }
-                    let mut w = Worker::new(job, id);
-                    w.cuts = chain.clone();
-                    w.sel_level = sel_level;
-                    w.sel_t = sel_t;
-                    let v = -w.nws_end(&child, -alpha - 1, -tie);
-                    w.flush();
-                    if w.stopped {
-                        return;
-                    }
-                    let mut r = result_ref.lock().unwrap_or_else(|e| e.into_inner());
-                    if v > r.0 {
-                        *r = (v, sq);
-                    }
-                    if v > alpha {
-                        cut_ref.store(true, Relaxed);
-                    }
-                });
-            }
+        let rest = (serial..moves.len).map(|i| {
+            let child = b.play_flips(moves.sq[i] as usize, moves.flips[i]);
+            (child, moves.sq[i])
         });
-        if self.job.shared.stop.load(Relaxed) || self.cuts.iter().any(|c| c.load(Relaxed)) {
-            self.stopped = true;
-        }
-
-        *result.lock().unwrap_or_else(|e| e.into_inner())
+        self.split_rest(rest, best, alpha, |w, child| {
+            -w.nws_end(child, -alpha - 1, -tie)
+        })
     }
 
     /// Midgame counterpart of [`Worker::nws_split`]: the children `kids`
@@ -118,8 +83,26 @@ impl<'a> Worker<'a> {
         if self.stopped || v > alpha || kids.len() == 1 {
             return (v, kids[0].mv);
         }
+        let rest = kids[1..].iter().map(|c| (*c, c.mv));
+        self.split_rest(rest, (v, kids[0].mv), alpha, |w, c| {
+            w.child_value(c, alpha, alpha + 1, depth, tie, ply, &mut Vec::new())
+        })
+    }
+
+    /// The parallel part of a split point: each `(task, id)` of `rest` is
+    /// searched by `search` (its value for this node, null window at
+    /// `alpha`) as a rayon task on a fresh worker carrying this worker's
+    /// cutoff chain and selective pass. Returns the best of `best` and the
+    /// finished tasks.
+    fn split_rest<T: Send, M: Copy + Send>(
+        &mut self,
+        rest: impl Iterator<Item = (T, M)> + Send,
+        best: (i32, M),
+        alpha: i32,
+        search: impl Fn(&mut Worker<'_>, &T) -> i32 + Sync,
+    ) -> (i32, M) {
         let cut = AtomicBool::new(false);
-        let result = Mutex::new((v, kids[0].mv));
+        let result = Mutex::new(best);
         let mut chain: Vec<&AtomicBool> = self.cuts.clone();
         chain.push(&cut);
         let job = self.job;
@@ -128,9 +111,9 @@ impl<'a> Worker<'a> {
         let chain = &chain;
         let cut_ref = &cut;
         let result_ref = &result;
+        let search = &search;
         rayon::scope_fifo(|s| {
-            for c in &kids[1..] {
-                let c = *c;
+            for (task, m) in rest {
                 s.spawn_fifo(move |_| {
                     if cut_ref.load(Relaxed) || job.shared.stop.load(Relaxed) {
                         return;
@@ -139,15 +122,14 @@ impl<'a> Worker<'a> {
                     w.cuts = chain.clone();
                     w.sel_level = sel_level;
                     w.sel_t = sel_t;
-                    let mut pv = Vec::new();
-                    let v = w.child_value(&c, alpha, alpha + 1, depth, tie, ply, &mut pv);
+                    let v = search(&mut w, &task);
                     w.flush();
                     if w.stopped {
                         return;
                     }
                     let mut r = result_ref.lock().unwrap_or_else(|e| e.into_inner());
                     if v > r.0 {
-                        *r = (v, c.mv);
+                        *r = (v, m);
                     }
                     if v > alpha {
                         cut_ref.store(true, Relaxed);
@@ -158,7 +140,6 @@ impl<'a> Worker<'a> {
         if self.job.shared.stop.load(Relaxed) || self.cuts.iter().any(|c| c.load(Relaxed)) {
             self.stopped = true;
         }
-
         *result.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
