@@ -41,6 +41,18 @@ pub struct TrainArgs {
     /// Solve positions with at most this many empties exactly for labels (0 = off).
     #[arg(long, default_value_t = 0)]
     solve_empties: u32,
+    /// Blend each training label with a search of this depth (0 = off).
+    #[arg(long, default_value_t = 0)]
+    relabel_depth: u32,
+    /// Weight of the search value in a blended label (0..1).
+    #[arg(long, default_value_t = 0.5)]
+    relabel_weight: f32,
+    /// Blend only positions with at least this many empties.
+    #[arg(long, default_value_t = 24)]
+    relabel_min_empties: u32,
+    /// Evaluation the relabelling searches use: a weights file, `embedded` or `simple`.
+    #[arg(long, default_value = "embedded")]
+    relabel_eval: String,
     /// Worker threads (stages are fitted in parallel).
     #[arg(long, default_value_t = 2)]
     threads: usize,
@@ -61,6 +73,7 @@ pub fn run(a: &TrainArgs) -> Result<(), String> {
         holdout_percent: a.holdout.min(100),
         seed: a.seed,
         solve_empties: a.solve_empties,
+        relabel: None,
         fit: FitConfig {
             set,
             epochs: a.epochs,
@@ -69,6 +82,20 @@ pub fn run(a: &TrainArgs) -> Result<(), String> {
             ..FitConfig::default()
         },
     };
+    if a.relabel_depth > 0 {
+        if !(0.0..=1.0).contains(&a.relabel_weight) {
+            return Err(format!(
+                "--relabel-weight {} is outside 0..1",
+                a.relabel_weight
+            ));
+        }
+        let rc = crate::train::relabel::RelabelConfig {
+            depth: a.relabel_depth,
+            weight: a.relabel_weight,
+            min_empties: a.relabel_min_empties,
+        };
+        cfg.relabel = Some((rc, crate::eval::Evaluator::from_file(&a.relabel_eval)?));
+    }
     for s in a.sources.split(',').map(str::trim) {
         match s {
             "wthor" => cfg.wthor = true,
@@ -190,6 +217,7 @@ fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
             holdout_percent: a.holdout,
             seed: a.seed,
             solve_empties: 0,
+            relabel: None,
             fit: FitConfig::default(),
         };
         let games = crate::train::load_games(&cfg)?;

@@ -16,11 +16,16 @@
 //!   (perfect play from 24 empties, computed by the FFO) when present;
 //! * otherwise the final result (Logistello's endgames were solved by the
 //!   program, so its results are near-exact late in the game).
+//!
+//! Optionally ([`relabel`]) the training positions from some number of
+//! empties on get a blend of that label and a fixed-depth search value
+//! under an existing evaluation; held-out positions keep their game labels.
 
 pub mod data;
 pub mod fit;
 pub mod gtp;
 pub mod measure;
+pub mod relabel;
 
 use crate::board::Board;
 use crate::engine::Engine;
@@ -52,6 +57,9 @@ pub struct TrainConfig {
     pub seed: u64,
     /// Solve positions with at most this many empties exactly (0 = no solver).
     pub solve_empties: u32,
+    /// Search-corrected labels of the training positions (none: the
+    /// game-derived labels), with the evaluation that searches.
+    pub relabel: Option<(relabel::RelabelConfig, crate::eval::Evaluator)>,
     /// Fitting parameters.
     pub fit: FitConfig,
 }
@@ -68,12 +76,12 @@ impl Default for Solver {
 }
 
 impl Solver {
-    /// A solver with a 16 MiB table.
+    /// A solver with a 4 MiB table.
     pub fn new() -> Solver {
         let (tx, _) = crossbeam_channel::unbounded();
         let mut engine = Engine::new(tx);
-        // Hash 16 is always valid; ignore the impossible error.
-        let _ = engine.set_option("Hash", "16");
+        // Hash 4 is always valid; ignore the impossible error.
+        let _ = engine.set_option("Hash", "4");
         Solver { engine }
     }
 
@@ -309,7 +317,13 @@ pub fn train(cfg: &TrainConfig) -> Result<TrainReport, String> {
             tr.push(g);
         }
     }
-    let train_set = bucket_solved(&tr, cfg.solve_empties, cfg.fit.progress);
+    let mut train_set = bucket_solved(&tr, cfg.solve_empties, cfg.fit.progress);
+    if let Some((rc, eval)) = &cfg.relabel {
+        let nodes = relabel::relabel(&mut train_set, eval, rc, cfg.fit.progress);
+        if cfg.fit.progress {
+            eprintln!("train: relabelling searched {nodes} nodes");
+        }
+    }
     let held_set = bucket_solved(&ho, cfg.solve_empties, false);
     let n: usize = train_set.iter().map(Vec::len).sum();
     if cfg.fit.progress {
