@@ -91,8 +91,9 @@ impl Worker<'_> {
             }
             return v;
         }
-        if depth == 1 && !pv_node && !solved {
-            // Frontier: the children's static values, no recursion.
+        if depth == 1 && !solved {
+            // Frontier: the children's static values, no recursion. Every
+            // child is evaluated, so the value is the exact depth-1 value.
             let mut best = -INF;
             let mut best_move = kids[0].mv;
             for c in kids.iter() {
@@ -108,14 +109,12 @@ impl Worker<'_> {
             }
             self.local += kids.len() as u64;
             self.put_buf(ply, kids);
-            let bound = if best > alpha {
-                TtBound::Lower
-            } else {
-                TtBound::Upper
-            };
+            if pv_node {
+                pv.push(best_move);
+            }
             self.job
                 .tt
-                .store(key, Some(best_move), best, 1, bound, false);
+                .store(key, Some(best_move), best, 1, TtBound::Exact, false);
             return best;
         }
         self.order(&mut kids, hash_move, depth, tie, ply);
