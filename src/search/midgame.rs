@@ -9,14 +9,14 @@
 use super::tt::TtBound;
 use super::worker::{Child, Worker};
 use super::{DISC, INF, final_value, tt_key};
+use crate::board::Board;
+use crate::moves::Move;
 
 /// Standard deviation, in hundredths of a disc, of a deep search's value
 /// minus the value of a search of depth `d` (the index) with the same
 /// parity (measured: depth 4 vs 2: 3.96 discs, 8 vs 4: 3.93, 10 vs 6:
 /// 2.69, 9 vs 5: 2.85, 10 vs 8: 2.30).
 const MIDCUT_SIGMA: [i32; 9] = [450, 430, 400, 390, 390, 290, 250, 230, 230];
-use crate::board::Board;
-use crate::moves::Move;
 
 impl Worker<'_> {
     /// The value of `b` for the side to move, searched `depth` plies within
@@ -176,8 +176,8 @@ impl Worker<'_> {
         best
     }
 
-    /// ProbCut at a null-window node (Buro): a search of about a quarter
-    /// of `depth` (same parity) decides the window `(alpha, alpha + 1)`
+    /// ProbCut at a null-window node (Buro): a search of about half of
+    /// `depth` (same parity) decides the window `(alpha, alpha + 1)`
     /// when its value lands `midcut_t` sigmas beyond it. Sigmas by shallow
     /// depth were measured on 140 XOT and FFO positions (`MIDCUT_SIGMA`).
     fn mid_probcut(
