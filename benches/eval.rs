@@ -61,7 +61,11 @@ fn main() {
     let pos = positions(1_000_000);
     rate("simple", &Evaluator::Simple, &pos);
     rate("pattern (embedded)", &Evaluator::default(), &pos);
-    for set in [FeatureSet::Patterns, FeatureSet::PatternsMobility] {
+    for set in [
+        FeatureSet::Patterns,
+        FeatureSet::PatternsMobility,
+        FeatureSet::Extended,
+    ] {
         let p = PatternEval::new(&Weights::zeros(set));
         rate(
             &format!("pattern {set:?}"),

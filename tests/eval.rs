@@ -5,7 +5,8 @@ use crate::util::{data_dir, read_data};
 use annex::bitboard::symmetry;
 use annex::board::{Board, flips, legal_moves};
 use annex::eval::pattern::{
-    FeatureSet, N_PATTERN_FEATURES, OFFSETS, PATTERNS, canon, raw_features, slow_index,
+    EMPTIES_OFFSET, FeatureSet, MAX_FEATURES, MOBILITY_OFFSET, N_BASE_PATTERNS, N_PATTERN_FEATURES,
+    OFFSETS, PATTERNS, canon, raw_features, slow_index,
 };
 use annex::eval::weights::VERSION;
 use annex::eval::{Evaluator, PatternEval, SCALE, Weights};
@@ -61,31 +62,51 @@ fn random_weights(set: FeatureSet, seed: u64) -> Weights {
     w
 }
 
+/// Every instance index of patterns `range`, the slow way, in feature order.
+fn slow_instances(b: &Board, range: std::ops::Range<usize>) -> Vec<(u32, String)> {
+    let mut v = Vec::new();
+    for g in range {
+        let p = PATTERNS[g];
+        for &s in p.instances {
+            let idx = slow_index(p.squares, symmetry(b.player, s), symmetry(b.opponent, s));
+            v.push((OFFSETS[g] + idx, format!("pattern {} instance {s}", p.name)));
+        }
+    }
+    v
+}
+
 #[test]
 fn fast_features_match_slow_reference() {
-    let mut out = [0u32; 49];
+    let mut out = [0u32; MAX_FEATURES];
     for b in random_positions(3000, 7) {
-        raw_features(b.player, b.opponent, true, &mut out);
-        let mut k = 0;
-        for (g, p) in PATTERNS.iter().enumerate() {
-            for &s in p.instances {
-                let want = OFFSETS[g]
-                    + slow_index(p.squares, symmetry(b.player, s), symmetry(b.opponent, s));
-                assert_eq!(out[k], want, "pattern {} instance {s}", p.name);
-                k += 1;
-            }
+        raw_features(b.player, b.opponent, FeatureSet::Extended, &mut out);
+        let base = slow_instances(&b, 0..N_BASE_PATTERNS);
+        assert_eq!(base.len(), N_PATTERN_FEATURES);
+        for (k, (want, what)) in base.iter().enumerate() {
+            assert_eq!(out[k], *want, "{what}");
         }
-        assert_eq!(k, N_PATTERN_FEATURES);
-        assert_eq!(out[46], OFFSETS[11] + b.empties().min(60));
+        assert_eq!(out[46], EMPTIES_OFFSET + b.empties().min(60));
+        let mob = |p, o| (legal_moves(p, o).count_ones()).min(35);
+        assert_eq!(out[47], MOBILITY_OFFSET + mob(b.player, b.opponent));
+        assert_eq!(out[48], MOBILITY_OFFSET + 36 + mob(b.opponent, b.player));
+        let extra = slow_instances(&b, N_BASE_PATTERNS..PATTERNS.len());
+        assert_eq!(49 + extra.len(), FeatureSet::Extended.n_features());
+        for (k, (want, what)) in extra.iter().enumerate() {
+            assert_eq!(out[49 + k], *want, "{what}");
+        }
     }
 }
 
 #[test]
 fn evaluation_is_symmetric() {
-    let mut evals: Vec<PatternEval> = [FeatureSet::Patterns, FeatureSet::PatternsMobility]
-        .iter()
-        .map(|&s| PatternEval::new(&random_weights(s, 99)))
-        .collect();
+    let mut evals: Vec<PatternEval> = [
+        FeatureSet::Patterns,
+        FeatureSet::PatternsMobility,
+        FeatureSet::Extended,
+    ]
+    .iter()
+    .map(|&s| PatternEval::new(&random_weights(s, 99)))
+    .collect();
     evals.push((*PatternEval::embedded().expect("embedded weights")).clone());
     for b in random_positions(2000, 3) {
         for e in &evals {
@@ -329,13 +350,17 @@ fn solver_labels_are_exact_late_and_propagated_early() {
 fn evaluation_sums_the_weights_of_its_features() {
     use annex::eval::MAX_EVAL;
     use annex::eval::pattern::stage_of;
-    for set in [FeatureSet::Patterns, FeatureSet::PatternsMobility] {
+    for set in [
+        FeatureSet::Patterns,
+        FeatureSet::PatternsMobility,
+        FeatureSet::Extended,
+    ] {
         let w = random_weights(set, 8);
         let e = PatternEval::new(&w);
         let c = canon(set);
-        let mut out = [0u32; 49];
+        let mut out = [0u32; MAX_FEATURES];
         for b in random_positions(500, 5) {
-            raw_features(b.player, b.opponent, set.mobility(), &mut out);
+            raw_features(b.player, b.opponent, set, &mut out);
             let base = stage_of(b.empties()) * c.size;
             let want: i32 = out[..set.n_features()]
                 .iter()

@@ -36,8 +36,9 @@ pub struct PatternDef {
     pub instances: &'static [u8],
 }
 
-/// The patterns, in feature order.
-pub const PATTERNS: [PatternDef; 11] = [
+/// The patterns, in feature order: the 11 base patterns of every feature
+/// set, then the 3 extra patterns of [`FeatureSet::Extended`].
+pub const PATTERNS: [PatternDef; 14] = [
     PatternDef {
         name: "corner3x3",
         squares: &[0, 1, 2, 8, 9, 10, 16, 17, 18],
@@ -93,10 +94,34 @@ pub const PATTERNS: [PatternDef; 11] = [
         squares: &[4, 13, 22, 31],
         instances: &[0, 1, 2, 3],
     },
+    PatternDef {
+        name: "triangle",
+        squares: &[0, 1, 2, 3, 8, 9, 10, 16, 17, 24],
+        instances: &[0, 1, 2, 3],
+    },
+    PatternDef {
+        name: "cornerblock",
+        squares: &[0, 2, 3, 4, 5, 7, 10, 11, 12, 13],
+        instances: &[0, 1, 4, 6],
+    },
+    PatternDef {
+        name: "cross",
+        squares: &[0, 9, 18, 27, 1, 10, 19, 8, 17, 26],
+        instances: &[0, 1, 2, 3],
+    },
 ];
 
-/// Number of pattern features (instances of all patterns).
+/// Number of base patterns (used by every feature set).
+pub const N_BASE_PATTERNS: usize = 11;
+
+/// Number of base pattern features (instances of the base patterns).
 pub const N_PATTERN_FEATURES: usize = 46;
+
+/// Number of extra pattern features of [`FeatureSet::Extended`].
+pub const N_EXTRA_FEATURES: usize = 12;
+
+/// The most features a position has (the extended set).
+pub const MAX_FEATURES: usize = N_PATTERN_FEATURES + 3 + N_EXTRA_FEATURES;
 
 /// Size of the empties group (0..=60 empties; more are clamped).
 pub const EMPTIES_SIZE: usize = 61;
@@ -120,6 +145,20 @@ pub enum FeatureSet {
     Patterns = 1,
     /// As `Patterns`, plus the mobility of each side.
     PatternsMobility = 2,
+    /// As `PatternsMobility`, plus the corner triangle, the corner + block
+    /// edge and the corner cross patterns.
+    Extended = 3,
+}
+
+/// A feature group: a weight table shared by some features.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Group {
+    /// A pattern of [`PATTERNS`], by index.
+    Pattern(usize),
+    /// The number of empty squares.
+    Empties,
+    /// The mobility of one side (two groups: side to move, then opponent).
+    Mobility,
 }
 
 impl FeatureSet {
@@ -128,6 +167,7 @@ impl FeatureSet {
         match id {
             1 => Some(FeatureSet::Patterns),
             2 => Some(FeatureSet::PatternsMobility),
+            3 => Some(FeatureSet::Extended),
             _ => None,
         }
     }
@@ -138,28 +178,49 @@ impl FeatureSet {
     }
 
     /// Whether the mobility groups are used.
-    pub fn mobility(self) -> bool {
-        self == FeatureSet::PatternsMobility
+    #[inline(always)]
+    pub const fn mobility(self) -> bool {
+        !matches!(self, FeatureSet::Patterns)
+    }
+
+    /// Whether the extra patterns are used.
+    #[inline(always)]
+    pub const fn extra(self) -> bool {
+        matches!(self, FeatureSet::Extended)
     }
 
     /// Features per position (pattern instances + scalar groups).
     pub fn n_features(self) -> usize {
-        N_PATTERN_FEATURES + if self.mobility() { 3 } else { 1 }
+        N_PATTERN_FEATURES
+            + if self.mobility() { 3 } else { 1 }
+            + if self.extra() { N_EXTRA_FEATURES } else { 0 }
     }
 
-    /// Raw (uncanonicalised) size of each group: the patterns, then the
-    /// scalar groups.
-    pub fn raw_group_sizes(self) -> Vec<usize> {
-        let mut v: Vec<usize> = PATTERNS
-            .iter()
-            .map(|p| 3usize.pow(p.squares.len() as u32))
-            .collect();
-        v.push(EMPTIES_SIZE);
+    /// The groups, in raw (and canonical) order: the base patterns, the
+    /// empties, the two mobility groups, the extra patterns.
+    pub fn groups(self) -> Vec<Group> {
+        let mut v: Vec<Group> = (0..N_BASE_PATTERNS).map(Group::Pattern).collect();
+        v.push(Group::Empties);
         if self.mobility() {
-            v.push(MOBILITY_SIZE);
-            v.push(MOBILITY_SIZE);
+            v.push(Group::Mobility);
+            v.push(Group::Mobility);
+        }
+        if self.extra() {
+            v.extend((N_BASE_PATTERNS..PATTERNS.len()).map(Group::Pattern));
         }
         v
+    }
+
+    /// Raw (uncanonicalised) size of each group, in the order of [`Self::groups`].
+    pub fn raw_group_sizes(self) -> Vec<usize> {
+        self.groups()
+            .iter()
+            .map(|g| match *g {
+                Group::Pattern(i) => 3usize.pow(PATTERNS[i].squares.len() as u32),
+                Group::Empties => EMPTIES_SIZE,
+                Group::Mobility => MOBILITY_SIZE,
+            })
+            .collect()
     }
 }
 
@@ -184,21 +245,30 @@ static TERNARY: [u16; 1024] = {
     t
 };
 
-/// Raw offsets of the pattern groups in the flat raw index space.
-const fn pattern_offsets() -> [u32; 12] {
-    let mut o = [0u32; 12];
+/// Raw offsets of the pattern groups in the flat raw index space: the base
+/// patterns from 0, the extra patterns after the scalar groups.
+const fn pattern_offsets() -> [u32; 14] {
+    let mut o = [0u32; 14];
+    let mut next = 0u32;
     let mut i = 0;
-    while i < 11 {
-        o[i + 1] = o[i] + 3u32.pow(PATTERNS[i].squares.len() as u32);
+    while i < PATTERNS.len() {
+        if i == N_BASE_PATTERNS {
+            next += EMPTIES_SIZE as u32 + 2 * MOBILITY_SIZE as u32;
+        }
+        o[i] = next;
+        next += 3u32.pow(PATTERNS[i].squares.len() as u32);
         i += 1;
     }
     o
 }
 
-/// `OFFSETS[g]`: first raw index of group `g`; `OFFSETS[11]` is the empties group.
-pub const OFFSETS: [u32; 12] = pattern_offsets();
+/// `OFFSETS[i]`: first raw index of pattern `i`.
+pub const OFFSETS: [u32; 14] = pattern_offsets();
+/// First raw index of the empties group.
+pub const EMPTIES_OFFSET: u32 =
+    OFFSETS[N_BASE_PATTERNS - 1] + 3u32.pow(PATTERNS[N_BASE_PATTERNS - 1].squares.len() as u32);
 /// First raw index of the player-mobility group.
-pub const MOBILITY_OFFSET: u32 = OFFSETS[11] + EMPTIES_SIZE as u32;
+pub const MOBILITY_OFFSET: u32 = EMPTIES_OFFSET + EMPTIES_SIZE as u32;
 
 #[inline(always)]
 fn tern(p: u64, o: u64) -> u32 {
@@ -218,6 +288,27 @@ fn corner2x5(b: u64) -> u64 {
 #[inline(always)]
 fn edge2x(b: u64) -> u64 {
     (b & 0xff) | (b >> 1 & 0x100) | (b >> 5 & 0x200)
+}
+
+#[inline(always)]
+fn triangle(b: u64) -> u64 {
+    (b & 0xf) | (b >> 4 & 0x70) | (b >> 9 & 0x180) | (b >> 15 & 0x200)
+}
+
+#[inline(always)]
+fn corner_block(b: u64) -> u64 {
+    (b & 1) | (b >> 1 & 0x1e) | (b >> 2 & 0x20) | (b >> 4 & 0x3c0)
+}
+
+/// The main diagonal's first 4 squares, then the 3 squares beside it on
+/// each side; each run is gathered by one multiplication as in [`diag`].
+#[inline(always)]
+fn cross(b: u64) -> u64 {
+    const K: u64 = 0x0101_0101_0101_0101;
+    let d = (b & 0x0804_0201).wrapping_mul(K) >> 56 & 0xf;
+    let up = (b & 0x0008_0402).wrapping_mul(K) >> 57 & 0x7;
+    let left = (b & 0x0402_0100).wrapping_mul(K) >> 56 & 0x7;
+    d | up << 4 | left << 7
 }
 
 /// The bits of a diagonal going down-right from row 1, column `8 - len`,
@@ -263,12 +354,13 @@ fn images(b: u64) -> [u64; 8] {
 }
 
 /// Calls `f` with every raw feature index of a position (`p` = side to
-/// move): the 46 pattern instances, then the empties group, then (with
-/// `mobility`) the two mobility groups. Each index is already offset into
-/// the flat raw space. Inlined into its callers, so the evaluation sums
-/// weights as the indices are made.
+/// move) under feature set `set`: the 46 base pattern instances, the
+/// empties group, the two mobility groups (if the set has them), the 12
+/// extra pattern instances (if it has them). Each index is already offset
+/// into the flat raw space. Inlined into its callers, so the evaluation
+/// sums weights as the indices are made; call it with a constant `set`.
 #[inline(always)]
-pub fn for_each_feature<F: FnMut(u32)>(p: u64, o: u64, mobility: bool, mut f: F) {
+pub fn for_each_feature<F: FnMut(u32)>(p: u64, o: u64, set: FeatureSet, mut f: F) {
     let ps = images(p);
     let os = images(o);
     macro_rules! put {
@@ -288,20 +380,25 @@ pub fn for_each_feature<F: FnMut(u32)>(p: u64, o: u64, mobility: bool, mut f: F)
     put!(9, |b: u64| diag(b, D5, 5), 0, 1, 2, 3);
     put!(10, |b: u64| diag(b, D4, 4), 0, 1, 2, 3);
     let empties = (!(p | o)).count_ones().min(EMPTIES_SIZE as u32 - 1);
-    f(OFFSETS[11] + empties);
-    if mobility {
+    f(EMPTIES_OFFSET + empties);
+    if set.mobility() {
         let m = MOBILITY_SIZE as u32 - 1;
         f(MOBILITY_OFFSET + legal_moves(p, o).count_ones().min(m));
         f(MOBILITY_OFFSET + MOBILITY_SIZE as u32 + legal_moves(o, p).count_ones().min(m));
+    }
+    if set.extra() {
+        put!(11, triangle, 0, 1, 2, 3);
+        put!(12, corner_block, 0, 1, 4, 6);
+        put!(13, cross, 0, 1, 2, 3);
     }
 }
 
 /// The raw feature indices of a position, in the order of
 /// [`for_each_feature`]; entries past the set's feature count are left as they are.
 #[inline]
-pub fn raw_features(p: u64, o: u64, mobility: bool, out: &mut [u32; 49]) {
+pub fn raw_features(p: u64, o: u64, set: FeatureSet, out: &mut [u32; MAX_FEATURES]) {
     let mut n = 0;
-    for_each_feature(p, o, mobility, |i| {
+    for_each_feature(p, o, set, |i| {
         out[n] = i;
         n += 1;
     });
@@ -374,9 +471,9 @@ fn build_canon(set: FeatureSet) -> Canon {
     let mut map = Vec::with_capacity(raw.iter().sum());
     let mut group_sizes = Vec::new();
     let mut next = 0u32;
-    for (g, &rs) in raw.iter().enumerate() {
+    for (group, &rs) in set.groups().iter().zip(&raw) {
         let start = next;
-        if g < PATTERNS.len() {
+        if let Group::Pattern(g) = *group {
             let sq = PATTERNS[g].squares;
             let perms = self_symmetries(sq);
             let mut local = vec![u32::MAX; rs];
@@ -416,9 +513,11 @@ fn build_canon(set: FeatureSet) -> Canon {
 pub fn canon(set: FeatureSet) -> &'static Canon {
     static C1: OnceLock<Canon> = OnceLock::new();
     static C2: OnceLock<Canon> = OnceLock::new();
+    static C3: OnceLock<Canon> = OnceLock::new();
     match set {
         FeatureSet::Patterns => C1.get_or_init(|| build_canon(set)),
         FeatureSet::PatternsMobility => C2.get_or_init(|| build_canon(set)),
+        FeatureSet::Extended => C3.get_or_init(|| build_canon(set)),
     }
 }
 
@@ -428,8 +527,18 @@ mod tests {
 
     #[test]
     fn offsets_and_counts() {
-        let n: usize = PATTERNS.iter().map(|p| p.instances.len()).sum();
+        let n: usize = PATTERNS[..N_BASE_PATTERNS]
+            .iter()
+            .map(|p| p.instances.len())
+            .sum();
         assert_eq!(n, N_PATTERN_FEATURES);
+        let n: usize = PATTERNS[N_BASE_PATTERNS..]
+            .iter()
+            .map(|p| p.instances.len())
+            .sum();
+        assert_eq!(n, N_EXTRA_FEATURES);
+        let raw: usize = FeatureSet::Extended.raw_group_sizes().iter().sum();
+        assert_eq!(raw as u32, OFFSETS[13] + 59049);
         assert_eq!(OFFSETS[1], 19683);
         let c = canon(FeatureSet::Patterns);
         // 3x3 corner: (3^9 + 3^6) / 2 canonical configurations.

@@ -77,10 +77,18 @@ impl PatternEval {
         let w = &self.table[base..base + self.raw_size];
         let mut s = 0i32;
         let (p, o) = (board.player, board.opponent);
-        if self.set.mobility() {
-            for_each_feature(p, o, true, |i| s += w[i as usize] as i32);
-        } else {
-            for_each_feature(p, o, false, |i| s += w[i as usize] as i32);
+        match self.set {
+            FeatureSet::Patterns => {
+                for_each_feature(p, o, FeatureSet::Patterns, |i| s += w[i as usize] as i32)
+            }
+            FeatureSet::PatternsMobility => {
+                for_each_feature(p, o, FeatureSet::PatternsMobility, |i| {
+                    s += w[i as usize] as i32
+                })
+            }
+            FeatureSet::Extended => {
+                for_each_feature(p, o, FeatureSet::Extended, |i| s += w[i as usize] as i32)
+            }
         }
         s.clamp(-MAX_EVAL + 1, MAX_EVAL - 1)
     }

@@ -26,7 +26,8 @@ pub struct TrainArgs {
     /// Seed of the held-out split.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Features: patterns or mobility (patterns + mobility).
+    /// Features: patterns, mobility (patterns + mobility) or extended
+    /// (mobility + three more corner patterns; see README).
     #[arg(long, default_value = "mobility")]
     features: String,
     /// Gradient-descent epochs per stage.
@@ -63,7 +64,12 @@ pub fn run(a: &TrainArgs) -> Result<(), String> {
     let set = match a.features.as_str() {
         "patterns" => FeatureSet::Patterns,
         "mobility" => FeatureSet::PatternsMobility,
-        f => return Err(format!("unknown feature set '{f}' (patterns or mobility)")),
+        "extended" => FeatureSet::Extended,
+        f => {
+            return Err(format!(
+                "unknown feature set '{f}' (patterns, mobility or extended)"
+            ));
+        }
     };
     let mut cfg = TrainConfig {
         data_dir: a.data.clone(),

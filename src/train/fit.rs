@@ -9,7 +9,7 @@
 //! plus a margin on both sides, which smooths the weights from one stage to
 //! the next.
 
-use crate::eval::pattern::{FeatureSet, N_STAGES, canon, raw_features};
+use crate::eval::pattern::{FeatureSet, MAX_FEATURES, N_STAGES, canon, raw_features};
 use crate::eval::{SCALE, Weights};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -135,13 +135,13 @@ fn fit_stage(by_empties: &[Vec<Sample>], stage: usize, cfg: &FitConfig) -> (Vec<
     let mut idx: Vec<u32> = Vec::with_capacity(n * nf);
     let mut labels: Vec<f32> = Vec::with_capacity(n);
     let mut counts = vec![0f32; c.size];
-    let mut raw = [0u32; 49];
+    let mut raw = [0u32; MAX_FEATURES];
     for (e, v) in by_empties.iter().enumerate() {
         if !(lo..=hi).contains(&(e as u32)) {
             continue;
         }
         for smp in v {
-            raw_features(smp.player, smp.opponent, cfg.set.mobility(), &mut raw);
+            raw_features(smp.player, smp.opponent, cfg.set, &mut raw);
             for &r in &raw[..nf] {
                 let i = c.map[r as usize];
                 idx.push(i);
