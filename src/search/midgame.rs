@@ -92,11 +92,18 @@ impl Worker<'_> {
             return v;
         }
         if depth == 1 && !solved {
-            // Frontier: the children's static values, no recursion. Every
-            // child is evaluated, so the value is the exact depth-1 value.
+            // Frontier: the children's static values, no recursion. A PV
+            // node evaluates every child (an exact depth-1 value); a null
+            // window stops at the first child that reaches beta, trying
+            // the hash move first.
+            if let Some(i) = hash_move.and_then(|m| kids.iter().position(|c| c.mv == m)) {
+                kids.swap(0, i);
+            }
             let mut best = -INF;
             let mut best_move = kids[0].mv;
+            let mut n = 0;
             for c in kids.iter() {
+                n += 1;
                 let v = if c.same_side {
                     self.eval(&c.board)
                 } else {
@@ -105,16 +112,24 @@ impl Worker<'_> {
                 if v > best {
                     best = v;
                     best_move = c.mv;
+                    if !pv_node && v >= beta {
+                        break;
+                    }
                 }
             }
-            self.local += kids.len() as u64;
+            self.local += n;
             self.put_buf(ply, kids);
             if pv_node {
                 pv.push(best_move);
             }
+            let bound = if pv_node || best < beta {
+                TtBound::Exact
+            } else {
+                TtBound::Lower
+            };
             self.job
                 .tt
-                .store(key, Some(best_move), best, 1, TtBound::Exact, false);
+                .store(key, Some(best_move), best, 1, bound, false);
             return best;
         }
         self.order(&mut kids, hash_move, depth, tie, ply);
