@@ -132,20 +132,40 @@ impl Worker<'_> {
                 .store(key, Some(best_move), best, 1, bound, false);
             return best;
         }
-        self.order(&mut kids, hash_move, depth, tie, ply);
+        // The hash move goes first; the others are ordered only if it does
+        // not cut (or before a split), which saves their evaluations.
+        let hash_index = hash_move.and_then(|m| kids.iter().position(|c| c.mv == m));
+        let mut ordered = match hash_index {
+            Some(i) => {
+                kids.swap(0, i);
+                kids.len() <= 2
+            }
+            None => {
+                self.order(&mut kids, depth, tie, ply);
+                true
+            }
+        };
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_move = kids[0].mv;
         let mut child_pv = Vec::new();
         let split = !pv_node && depth >= self.cfg.split_min_depth && self.can_split();
         if split {
+            if !ordered {
+                self.order(&mut kids[1..], depth, tie, ply);
+            }
             (best, best_move) = self.pvs_split(&kids, alpha, depth, tie, ply);
             if self.stopped {
                 self.put_buf(ply, kids);
                 return 0;
             }
         }
-        for (i, c) in kids.iter().enumerate().filter(|_| !split) {
+        for i in (0..kids.len()).filter(|_| !split) {
+            if i == 1 && !ordered {
+                self.order(&mut kids[1..], depth, tie, ply);
+                ordered = true;
+            }
+            let c = &kids[i];
             let v = if i == 0 {
                 self.child_value(c, alpha, beta, depth, tie, ply, &mut child_pv)
             } else {
@@ -275,16 +295,9 @@ impl Worker<'_> {
         }
     }
 
-    /// Orders `kids` best first: the hash move, then by a shallow search
-    /// (deep nodes) or the static evaluation of the child.
-    pub(crate) fn order(
-        &mut self,
-        kids: &mut [Child],
-        hash_move: Option<Move>,
-        depth: i32,
-        tie: i32,
-        ply: usize,
-    ) {
+    /// Orders `kids` best first by a shallow search (deep nodes) or the
+    /// static evaluation of the child.
+    pub(crate) fn order(&mut self, kids: &mut [Child], depth: i32, tie: i32, ply: usize) {
         let shallow = if depth >= self.cfg.shallow_sort_depth {
             (depth / 4).clamp(1, 3)
         } else {
@@ -293,9 +306,7 @@ impl Worker<'_> {
         let mut scratch = Vec::new();
         for k in kids.iter_mut() {
             let c = *k;
-            k.key = if Some(c.mv) == hash_move {
-                i32::MAX
-            } else if shallow > 0 {
+            k.key = if shallow > 0 {
                 self.child_value(&c, -INF, INF, shallow + 1, tie, ply, &mut scratch)
             } else if c.same_side {
                 self.eval(&c.board)
