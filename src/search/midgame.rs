@@ -91,14 +91,18 @@ impl Worker<'_> {
             }
             return v;
         }
+        // The hash move goes first, at the frontier and below.
+        let hash_first = match hash_move.and_then(|m| kids.iter().position(|c| c.mv == m)) {
+            Some(i) => {
+                kids.swap(0, i);
+                true
+            }
+            None => false,
+        };
         if depth == 1 && !solved {
             // Frontier: the children's static values, no recursion. A PV
             // node evaluates every child (an exact depth-1 value); a null
-            // window stops at the first child that reaches beta, trying
-            // the hash move first.
-            if let Some(i) = hash_move.and_then(|m| kids.iter().position(|c| c.mv == m)) {
-                kids.swap(0, i);
-            }
+            // window stops at the first child that reaches beta.
             let mut best = -INF;
             let mut best_move = kids[0].mv;
             let mut n = 0;
@@ -132,18 +136,13 @@ impl Worker<'_> {
                 .store(key, Some(best_move), best, 1, bound, false);
             return best;
         }
-        // The hash move goes first; the others are ordered only if it does
-        // not cut (or before a split), which saves their evaluations.
-        let hash_index = hash_move.and_then(|m| kids.iter().position(|c| c.mv == m));
-        let mut ordered = match hash_index {
-            Some(i) => {
-                kids.swap(0, i);
-                kids.len() <= 2
-            }
-            None => {
-                self.order(&mut kids, depth, tie, ply);
-                true
-            }
+        // Behind the hash move, the others are ordered only if it does not
+        // cut (or before a split), which saves their evaluations.
+        let mut ordered = if hash_first {
+            kids.len() <= 2
+        } else {
+            self.order(&mut kids, depth, tie, ply);
+            true
         };
         let alpha0 = alpha;
         let mut best = -INF;
