@@ -102,7 +102,9 @@ impl Worker<'_> {
         if depth == 1 && !solved {
             // Frontier: the children's static values, no recursion. A PV
             // node evaluates every child (an exact depth-1 value); a null
-            // window stops at the first child that reaches beta.
+            // window stops at the first child that reaches beta (from
+            // `frontier_cut_min_empties`).
+            let cut = !pv_node && empties >= self.cfg.frontier_cut_min_empties as i32;
             let mut best = -INF;
             let mut best_move = kids[0].mv;
             let mut n = 0;
@@ -116,7 +118,7 @@ impl Worker<'_> {
                 if v > best {
                     best = v;
                     best_move = c.mv;
-                    if !pv_node && v >= beta {
+                    if cut && v >= beta {
                         break;
                     }
                 }
@@ -126,7 +128,7 @@ impl Worker<'_> {
             if pv_node {
                 pv.push(best_move);
             }
-            let bound = if pv_node || best < beta {
+            let bound = if !cut || best < beta {
                 TtBound::Exact
             } else {
                 TtBound::Lower

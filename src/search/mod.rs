@@ -159,6 +159,10 @@ pub struct Config {
     /// Midgame: shallow-search move ordering from this depth (below it,
     /// children are ordered by their static value, which measured faster).
     pub shallow_sort_depth: i32,
+    /// Midgame: a null-window frontier node stops at the first child that
+    /// reaches beta from this many empties (below, it values every child,
+    /// whose exact values and best moves the endgame solver's ordering uses).
+    pub frontier_cut_min_empties: u32,
     /// Endgame: transposition table from this many empties.
     pub tt_min_empties: u32,
     /// Endgame: fastest-first ordering from this many empties.
@@ -216,6 +220,10 @@ impl Config {
             ("solve_margin", self.solve_margin as i64),
             ("presolve_depth", self.presolve_depth as i64),
             ("shallow_sort_depth", self.shallow_sort_depth as i64),
+            (
+                "frontier_cut_min_empties",
+                self.frontier_cut_min_empties as i64,
+            ),
             ("tt_min_empties", self.tt_min_empties as i64),
             ("sort_min_empties", self.sort_min_empties as i64),
             ("stability_min_empties", self.stability_min_empties as i64),
@@ -259,6 +267,7 @@ impl Config {
             "solve_margin" => self.solve_margin = v,
             "presolve_depth" => self.presolve_depth = v,
             "shallow_sort_depth" => self.shallow_sort_depth = v as i32,
+            "frontier_cut_min_empties" => self.frontier_cut_min_empties = v,
             "tt_min_empties" => self.tt_min_empties = v,
             "sort_min_empties" => self.sort_min_empties = v,
             "stability_min_empties" => self.stability_min_empties = v,
@@ -307,6 +316,7 @@ impl Default for Config {
             solve_margin: 8,
             presolve_depth: 10,
             shallow_sort_depth: 20,
+            frontier_cut_min_empties: 30,
             tt_min_empties: 8,
             sort_min_empties: 8,
             stability_min_empties: 7,
