@@ -17,3 +17,7 @@ mod book;
 mod eval;
 mod match_;
 mod analyze;
+mod hardening_engine;
+mod hardening_protocol;
+mod hardening_tools;
+mod hardening_match;
