@@ -21,3 +21,4 @@ mod hardening_engine;
 mod hardening_protocol;
 mod hardening_tools;
 mod hardening_match;
+mod hardening_nboard_gtp;

@@ -1,0 +1,1 @@
+//! Regression tests for issue #12 (hardening): NBoard and GTP.
