@@ -125,7 +125,9 @@ pub struct Engine {
     multipv: usize,
     ponder: bool,
     own_book: bool,
-    book: Arc<Book>,
+    /// `None`: the embedded book, decoded at `prepare` when `OwnBook` is on
+    /// (3 MB that an engine without a book never spends).
+    book: Option<Arc<Book>>,
     evaluator: Evaluator,
     config: Config,
     tt: Arc<Table>,
@@ -162,7 +164,7 @@ impl Engine {
             multipv: 1,
             ponder: false,
             own_book: true,
-            book: Book::shared_default(),
+            book: None,
             evaluator: Evaluator::default(),
             config: tuned_config(),
             // Allocated when `Hash` is set, at `prepare` or `new_game`
@@ -285,11 +287,11 @@ impl Engine {
             "bookfile" => {
                 // A book file from `annex book build`, `embedded`, or `none`.
                 self.book = match value.to_ascii_lowercase().as_str() {
-                    "embedded" | "default" => Book::shared_default(),
-                    "none" | "" => Arc::new(Book::default()),
-                    _ => Arc::new(
+                    "embedded" | "default" => None,
+                    "none" | "" => Some(Arc::new(Book::default())),
+                    _ => Some(Arc::new(
                         Book::load(std::path::Path::new(value)).map_err(|e| e.to_string())?,
-                    ),
+                    )),
                 };
             }
             "evalfile" => {
@@ -350,19 +352,23 @@ impl Engine {
             self.stop();
         }
         self.wait();
-        if self.needs_table() {
-            self.prepare();
-        } else {
+        let fresh = self.needs_table();
+        self.prepare();
+        if !fresh {
             self.tt.clear();
         }
     }
 
-    /// Allocates the table at the `Hash` size if that is not done yet, so
-    /// that no timed search pays for it: the protocols call this at
+    /// Allocates the table at the `Hash` size if that is not done yet (and
+    /// decodes the embedded book when `OwnBook` is on), so that no timed
+    /// search pays for it: the protocols call this at
     /// `isready`, `ping` and new games. Nothing while a search runs. When
     /// the memory cannot be had the error is reported as a message and the
     /// engine goes on with a table of one bucket.
     pub fn prepare(&mut self) {
+        if self.own_book && self.book.is_none() {
+            self.book = Some(Book::shared_default());
+        }
         if self.is_searching() || !self.needs_table() {
             return;
         }
@@ -434,10 +440,10 @@ impl Engine {
         if !self.own_book || !self.rules.is_default() || !game_move {
             return None;
         }
-        let choice = self.book.best_move(&pos.board)?;
+        let book = self.book.as_ref()?;
+        let choice = book.best_move(&pos.board)?;
         let (best, next) = pos.play(&self.rules, choice.mv).ok()?;
-        let ponder = self
-            .book
+        let ponder = book
             .best_move(&next.board)
             .map(|c| c.mv)
             .filter(|&m| next.play(&self.rules, m).is_ok());
@@ -484,6 +490,9 @@ impl Engine {
         if limits.multipv == 0 {
             limits.multipv = self.multipv;
         }
+        // Only when no `isready` or new game came first: the table, and
+        // the book if it is on.
+        self.prepare();
         if let Some(bm) = self.book_move(&pos, &limits) {
             log::info!("book move {}", bm.best);
             let _ = self.events.send(EngineEvent::Message(format!(
@@ -497,8 +506,6 @@ impl Engine {
             let _ = self.events.send(EngineEvent::BestMove(bm));
             return;
         }
-        // Only when no `isready` or new game came first.
-        self.prepare();
         self.control.user_stop.store(false, Relaxed);
         self.control.ponder.store(limits.ponder, Relaxed);
         self.shared.reset(limits.nodes);

@@ -155,7 +155,8 @@ fn hardening_table_allocated_before_the_first_go() {
 }
 
 /// Peak memory after a search stays near the table size (the README's
-/// figure): no table built twice, no stand-in table of a MiB.
+/// figure): no table built twice, no stand-in table of a MiB, no book
+/// decoded with `OwnBook` off. (Before: 22 MiB over the table; now 14.)
 #[test]
 fn hardening_peak_memory_near_the_table() {
     let mut a = Annex::spawn(&[]);
@@ -169,7 +170,7 @@ fn hardening_peak_memory_near_the_table() {
         return;
     };
     let over = hwm.saturating_sub(128 * MIB);
-    assert!(over < 24 * MIB, "peak {} MiB over the table", over / MIB);
+    assert!(over < 20 * MIB, "peak {} MiB over the table", over / MIB);
 }
 
 /// `go movetime 1000` thinks for about the time given, not half of it.
