@@ -28,6 +28,7 @@ use crate::moves::Move;
 use crate::position::Position;
 use crate::rules::RuleSet;
 use crate::search::time::plan;
+use crate::search::tt::available_memory;
 use crate::search::{
     BestMove, Config, DISC, Info, Job, Limits, SearchShared, Table, WorkerMsg, run_worker, to_discs,
 };
@@ -124,7 +125,9 @@ pub struct Engine {
     multipv: usize,
     ponder: bool,
     own_book: bool,
-    book: Arc<Book>,
+    /// `None`: the embedded book, decoded at `prepare` when `OwnBook` is on
+    /// (3 MB that an engine without a book never spends).
+    book: Option<Arc<Book>>,
     evaluator: Evaluator,
     config: Config,
     tt: Arc<Table>,
@@ -161,11 +164,12 @@ impl Engine {
             multipv: 1,
             ponder: false,
             own_book: true,
-            book: Book::shared_default(),
+            book: None,
             evaluator: Evaluator::default(),
             config: tuned_config(),
-            // Allocated at the first search, at the size then set.
-            tt: Arc::new(Table::new(1)),
+            // Allocated when `Hash` is set, at `prepare` or `new_game`
+            // (`isready`, `ucinewgame`), or else before the first search.
+            tt: Arc::new(Table::empty()),
             pool: build_pool(1).expect("cannot start the search thread"),
             shared: Arc::new(SearchShared::default()),
             control: Arc::new(Control {
@@ -271,12 +275,11 @@ impl Engine {
             }
             "hash" => {
                 let mb = spin(1, MAX_HASH_MB)?;
-                if mb != self.hash_mb {
-                    // Free the old table now; the new one is allocated by
-                    // the next search, so the process never holds both.
-                    self.tt = Arc::new(Table::new(1));
-                    self.hash_mb = mb;
+                if self.tt.size_bytes() != mb << 20 {
+                    self.resize_table(mb)
+                        .map_err(|e| format!("{e}; Hash stays {} MiB", self.hash_mb.max(1)))?;
                 }
+                self.hash_mb = mb;
             }
             "multipv" => self.multipv = spin(1, 64)?,
             "ponder" => self.ponder = parse_check(name, value)?,
@@ -284,11 +287,11 @@ impl Engine {
             "bookfile" => {
                 // A book file from `annex book build`, `embedded`, or `none`.
                 self.book = match value.to_ascii_lowercase().as_str() {
-                    "embedded" | "default" => Book::shared_default(),
-                    "none" | "" => Arc::new(Book::default()),
-                    _ => Arc::new(
+                    "embedded" | "default" => None,
+                    "none" | "" => Some(Arc::new(Book::default())),
+                    _ => Some(Arc::new(
                         Book::load(std::path::Path::new(value)).map_err(|e| e.to_string())?,
-                    ),
+                    )),
                 };
             }
             "evalfile" => {
@@ -342,13 +345,83 @@ impl Engine {
         self.config = c;
     }
 
-    /// A new game: the table is cleared (a running search is stopped first).
+    /// A new game: the table is cleared, or allocated when that is still
+    /// to do (a running search is stopped first).
     pub fn new_game(&mut self) {
         if self.is_searching() {
             self.stop();
         }
         self.wait();
-        self.tt.clear();
+        let fresh = self.needs_table();
+        self.prepare();
+        if !fresh {
+            self.tt.clear();
+        }
+    }
+
+    /// Allocates the table at the `Hash` size if that is not done yet (and
+    /// decodes the embedded book when `OwnBook` is on), so that no timed
+    /// search pays for it: the protocols call this at
+    /// `isready`, `ping` and new games. Nothing while a search runs. When
+    /// the memory cannot be had the error is reported as a message and the
+    /// engine goes on with a table of one bucket.
+    pub fn prepare(&mut self) {
+        if self.own_book && self.book.is_none() {
+            self.book = Some(Book::shared_default());
+        }
+        if self.is_searching() || !self.needs_table() {
+            return;
+        }
+        self.wait();
+        if let Err(e) = self.resize_table(self.hash_mb) {
+            log::error!("{e}");
+            let _ = self
+                .events
+                .send(EngineEvent::Message(format!("error: {e}")));
+            self.hash_mb = 0;
+        }
+    }
+
+    /// Whether the table is not (yet) of the size set.
+    fn needs_table(&self) -> bool {
+        self.hash_mb > 0 && self.tt.size_bytes() != self.hash_mb << 20
+    }
+
+    /// Replaces the table by one of `mb` MiB. A size beyond the memory the
+    /// system has available is refused before anything changes (on Linux
+    /// a huge allocation may succeed and the process be killed when its
+    /// pages are touched). The old table is freed first, so the process
+    /// never holds both; if the new one cannot be allocated, one of the old
+    /// size is made again and the error returned.
+    fn resize_table(&mut self, mb: usize) -> Result<(), String> {
+        let bytes = (mb as u64) << 20;
+        let old = self.tt.size_bytes();
+        if let Some(avail) = available_memory() {
+            // Keep a sixteenth of what is free for the rest of the system.
+            let usable = (avail + old as u64) / 16 * 15;
+            if bytes > usable {
+                return Err(format!(
+                    "cannot allocate {mb} MiB for the hash table: only {} MiB of memory is available",
+                    usable >> 20
+                ));
+            }
+        }
+        let old_mb = old >> 20;
+        self.tt = Arc::new(Table::empty());
+        match Table::try_new(mb) {
+            Ok(t) => {
+                self.tt = Arc::new(t);
+                Ok(())
+            }
+            Err(e) => {
+                if old_mb > 0
+                    && let Ok(t) = Table::try_new(old_mb)
+                {
+                    self.tt = Arc::new(t);
+                }
+                Err(e)
+            }
+        }
     }
 
     /// The book move for `pos` under `limits`, if the book applies: the
@@ -367,10 +440,10 @@ impl Engine {
         if !self.own_book || !self.rules.is_default() || !game_move {
             return None;
         }
-        let choice = self.book.best_move(&pos.board)?;
+        let book = self.book.as_ref()?;
+        let choice = book.best_move(&pos.board)?;
         let (best, next) = pos.play(&self.rules, choice.mv).ok()?;
-        let ponder = self
-            .book
+        let ponder = book
             .best_move(&next.board)
             .map(|c| c.mv)
             .filter(|&m| next.play(&self.rules, m).is_ok());
@@ -414,6 +487,12 @@ impl Engine {
         }
         self.wait();
         while self.control.rx.try_recv().is_ok() {}
+        if limits.multipv == 0 {
+            limits.multipv = self.multipv;
+        }
+        // Only when no `isready` or new game came first: the table, and
+        // the book if it is on.
+        self.prepare();
         if let Some(bm) = self.book_move(&pos, &limits) {
             log::info!("book move {}", bm.best);
             let _ = self.events.send(EngineEvent::Message(format!(
@@ -427,16 +506,9 @@ impl Engine {
             let _ = self.events.send(EngineEvent::BestMove(bm));
             return;
         }
-        if limits.multipv == 0 {
-            limits.multipv = self.multipv;
-        }
         self.control.user_stop.store(false, Relaxed);
         self.control.ponder.store(limits.ponder, Relaxed);
         self.shared.reset(limits.nodes);
-        if self.tt.size_bytes() != self.hash_mb << 20 {
-            self.tt = Arc::new(Table::new(1));
-            self.tt = Arc::new(Table::new(self.hash_mb));
-        }
         self.tt.new_search();
         *self.last.lock().unwrap_or_else(|e| e.into_inner()) = None;
         let job = Arc::new(Job {
@@ -523,7 +595,8 @@ impl Engine {
         self.evaluator.evaluate(&pos.board)
     }
 
-    /// Table size in bytes (as set; allocated at the next search).
+    /// Table size in bytes (as set; allocated when set, at `prepare`, at
+    /// a new game or at the latest before the next search).
     pub fn hash_bytes(&self) -> usize {
         self.hash_mb << 20
     }

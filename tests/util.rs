@@ -35,10 +35,16 @@ pub const REPLY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20
 impl Annex {
     /// Starts `annex` with `args` (e.g. `["--protocol", "gtp"]`).
     pub fn spawn(args: &[&str]) -> Annex {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_annex"));
+        cmd.args(args);
+        Annex::spawn_command(cmd)
+    }
+
+    /// Starts `cmd` (e.g. a shell that sets limits, then execs annex).
+    pub fn spawn_command(mut cmd: std::process::Command) -> Annex {
         use std::io::BufRead;
-        use std::process::{Command, Stdio};
-        let mut child = Command::new(env!("CARGO_BIN_EXE_annex"))
-            .args(args)
+        use std::process::Stdio;
+        let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -71,6 +77,11 @@ impl Annex {
             lines: rx,
             transcript: Vec::new(),
         }
+    }
+
+    /// The process id (for `/proc/<pid>/status`).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Sends one line.

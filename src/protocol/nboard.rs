@@ -314,6 +314,7 @@ impl Handler for NBoard {
         match words.as_slice() {
             ["ping", rest @ ..] => {
                 self.finish_search(out)?;
+                self.engine.prepare();
                 let n = rest.first().copied().unwrap_or("0");
                 out.line(&format!("pong {n}"))?;
                 Ok(Flow::Continue)

@@ -369,7 +369,11 @@ impl Handler for Uci {
             Command::Uci => self.identify(out, false)?,
             Command::Ugi => self.identify(out, true)?,
             Command::Debug(on) => self.debug = on,
-            Command::IsReady => out.line("readyok")?,
+            Command::IsReady => {
+                // The table is allocated now, not in the first timed `go`.
+                self.engine.prepare();
+                out.line("readyok")?
+            }
             Command::SetOption { name, value } => self.set_option(out, &name, &value)?,
             Command::NewGame => {
                 self.finish_search(out)?;

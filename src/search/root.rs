@@ -340,8 +340,12 @@ fn make_infos(
             } else {
                 r.bound
             };
-            let proven = proven_exact || wld;
-            let (score, tie) = to_discs(r.score, proven);
+            let (score, tie) = if wld {
+                wld_discs(r.score)
+            } else {
+                // A tie is named only when the value is proven to be one.
+                to_discs(r.score, proven_exact && bound == Bound::Exact)
+            };
             Info {
                 depth,
                 selectivity,
@@ -359,6 +363,19 @@ fn make_infos(
             }
         })
         .collect()
+}
+
+/// The score of a win/loss/draw solve in discs: only its sign is proven.
+/// Under `tie second` a bound of a half disc is a win or a loss, not a
+/// proven tie (the game may end by several discs), so it shows as `±1`.
+fn wld_discs(v: i32) -> (i32, Option<bool>) {
+    let (d, _) = to_discs(v, false);
+    let d = match v.signum() {
+        1 => d.max(1),
+        -1 => d.min(-1),
+        _ => 0,
+    };
+    (d, None)
 }
 
 /// Two-sided normal confidence of a ProbCut width of `t` hundredths of a

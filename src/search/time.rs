@@ -4,7 +4,8 @@
 //! empties faster than the game does, so more time goes to the moves near
 //! the exact-solve point (about 20 empties), where it pays most. A soft
 //! limit says "do not start another iteration after about half of it"; the
-//! hard limit stops the search.
+//! hard limit stops the search. A plain `movetime` (no clock) has no soft
+//! limit: the search uses the time given, less [`OVERHEAD`].
 //!
 //! ```
 //! use annex::search::{Limits, time::plan};
@@ -36,17 +37,21 @@ pub struct TimePlan {
 /// The plan for `limits` with `side` to move and `empties` empty squares.
 pub fn plan(limits: &Limits, side: Color, empties: u32) -> TimePlan {
     let min = Duration::from_millis(2);
-    if let Some(m) = limits.movetime {
-        let t = m.saturating_sub(OVERHEAD).max(min);
-        return TimePlan {
-            soft: Some(t),
-            hard: Some(t),
-        };
-    }
     let i = match side {
         Color::Black => 0,
         Color::White => 1,
     };
+    if let Some(m) = limits.movetime {
+        let t = m.saturating_sub(OVERHEAD).max(min);
+        // A move time the protocol made from a clock: do not start an
+        // iteration after half of it (what is left is kept for later
+        // moves). A `movetime` of the user is used up to the overhead.
+        let soft = limits.time[i].is_some().then_some(t);
+        return TimePlan {
+            soft,
+            hard: Some(t),
+        };
+    }
     let Some(left) = limits.time[i] else {
         return TimePlan::default();
     };
@@ -74,8 +79,14 @@ mod tests {
         assert_eq!(plan(&l, Color::White, 30), TimePlan::default());
         l.movetime = Some(Duration::from_millis(500));
         let p = plan(&l, Color::White, 30);
-        assert_eq!(p.soft, p.hard);
+        assert_eq!(p.soft, None, "a fixed move time is used up");
         assert!(p.hard.unwrap() < Duration::from_millis(500));
+        assert!(p.hard.unwrap() >= Duration::from_millis(480));
+        // The same move time made from a clock keeps the soft stop.
+        l.time[1] = Some(Duration::from_secs(10));
+        let p = plan(&l, Color::White, 30);
+        assert_eq!(p.soft, p.hard);
+        l.time[1] = None;
         l.movetime = None;
         l.time[1] = Some(Duration::from_millis(10));
         let p = plan(&l, Color::White, 30);

@@ -80,14 +80,39 @@ pub struct Table {
 
 impl Table {
     /// A table of about `mb` MiB (at least one bucket).
+    ///
+    /// # Panics
+    /// When the memory cannot be had; [`Table::try_new`] reports it instead.
     pub fn new(mb: usize) -> Table {
-        let n = (mb.max(1) << 20) / std::mem::size_of::<Bucket>();
-        let mut buckets = Vec::new();
-        buckets.resize_with(n.max(1), Bucket::default);
+        Table::try_new(mb).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A stand-in of one bucket, for an engine whose table is not yet
+    /// allocated.
+    pub fn empty() -> Table {
         Table {
-            buckets,
+            buckets: vec![Bucket::default()],
             generation: AtomicU8::new(0),
         }
+    }
+
+    /// A table of `mb` MiB (at least one bucket), or an error when the
+    /// allocator refuses the memory (e.g. under `ulimit -v`). Every page is
+    /// written here, so the first search does not pay for faulting them in.
+    ///
+    /// # Errors
+    /// The size overflows or the memory cannot be allocated.
+    pub fn try_new(mb: usize) -> Result<Table, String> {
+        let refused = || format!("cannot allocate {mb} MiB for the hash table");
+        let bytes = mb.max(1).checked_mul(1 << 20).ok_or_else(refused)?;
+        let n = (bytes / std::mem::size_of::<Bucket>()).max(1);
+        let mut buckets = Vec::new();
+        buckets.try_reserve_exact(n).map_err(|_| refused())?;
+        buckets.resize_with(n, Bucket::default);
+        Ok(Table {
+            buckets,
+            generation: AtomicU8::new(0),
+        })
     }
 
     /// Size in bytes.
@@ -214,6 +239,15 @@ impl Table {
         }
         (used * 1000 / (n * 4)) as u32
     }
+}
+
+/// Memory the system can still give without swapping, in bytes
+/// (`MemAvailable` of `/proc/meminfo`); `None` where that is unknown.
+pub fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
 }
 
 fn decode(data: u64) -> TtEntry {
