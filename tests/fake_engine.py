@@ -6,7 +6,10 @@ command it receives, or fixed with --only), plays plain Othello with its own
 small move generator, and can be told to misbehave from a given ply on:
 
   --strategy first|greedy   first legal move in a1..h8 order, or most flips
-  --mode good|illegal|crash|silent|slow|garbage|resign
+  --mode good|illegal|crash|silent|slow|garbage|resign|utf8|double
+                            utf8: the answer holds bytes that are not UTF-8;
+                            double: the answer is given twice (two bestmoves,
+                            two '===' lines, two GTP replies)
   --at-ply P                misbehave only when asked to move at ply >= P
                             (ply = discs on the board - 4)
   --slow-ms MS              how long 'slow' sleeps before answering
@@ -126,7 +129,13 @@ class Engine:
                 return "z9"
             if a.mode == "resign":
                 return "resign"
+            if a.mode == "utf8":
+                return "utf8"
         return self.choose()
+
+    def doubled(self):
+        """Whether to give the answer twice."""
+        return self.args.mode == "double" and self.board.ply() >= self.args.at_ply
 
     # --- UCI-style -------------------------------------------------------
     def uci(self, words):
@@ -153,9 +162,13 @@ class Engine:
                         break
         elif cmd == "go":
             mv = self.answer()
-            if mv is not None:
+            if mv == "utf8":
+                out_bytes(b"bestmove \xff\xfe\n")
+            elif mv is not None:
                 out("info depth 1 score 0 pv " + mv)
                 out("bestmove " + mv)
+                if self.doubled():
+                    out("bestmove " + mv)
 
     # --- NBoard ------------------------------------------------------------
     def nboard(self, line, words):
@@ -168,8 +181,11 @@ class Engine:
             self.set_ggf(line.split("game", 1)[1])
         elif cmd == "go":
             mv = self.answer()
-            if mv is not None:
-                out("=== " + (mv.upper() if mv != "pass" else "PA") + "/0.00/0.01")
+            if mv == "utf8":
+                out_bytes(b"=== \xc3\x28/0.00/0.01\n")
+            elif mv is not None:
+                for _ in range(2 if self.doubled() else 1):
+                    out("=== " + (mv.upper() if mv != "pass" else "PA") + "/0.00/0.01")
 
     def set_ggf(self, ggf):
         self.board = Board()
@@ -221,8 +237,14 @@ class Engine:
             mv = self.answer()
             if mv is None:
                 return
+            if mv == "utf8":
+                out_bytes(b"= \xff\n\n")
+                return
+            doubled = self.doubled()
             self.board.play(parse_move(mv)) if mv not in ("resign",) else None
             gtp_ok(mv)
+            if doubled:
+                gtp_ok(mv)
         elif cmd == "quit":
             gtp_ok("")
             sys.exit(0)
@@ -233,6 +255,12 @@ class Engine:
 def out(s):
     sys.stdout.write(s + "\n")
     sys.stdout.flush()
+
+
+def out_bytes(b):
+    sys.stdout.flush()
+    sys.stdout.buffer.write(b)
+    sys.stdout.buffer.flush()
 
 
 def gtp_ok(s):

@@ -100,6 +100,9 @@ pub struct Reply {
     pub text: String,
     /// Its evaluation, discs for the side to move, when it gave one.
     pub eval: Option<f64>,
+    /// When the answer arrived (checks made afterwards, such as looking
+    /// for a second answer, are not charged to the engine's clock).
+    pub at: Instant,
 }
 
 /// A connected engine speaking one protocol.

@@ -51,7 +51,7 @@ fn forfeit_kind(f: &Failure) -> Termination {
     match f {
         Failure::Crash(_) => Termination::Crash,
         Failure::Timeout(_) => Termination::Timeout,
-        Failure::Protocol(_) => Termination::Error,
+        Failure::Protocol(_) | Failure::Setting(_) => Termination::Error,
     }
 }
 
@@ -135,9 +135,7 @@ pub fn play_game(r: &Referee, g: &GameSpec, sides: [Side<'_>; 2]) -> GameRecord 
             limit: &side.limit,
             deadline: t0 + allowed + r.margin,
         };
-        let reply = side.client.go(&req);
-        let elapsed = t0.elapsed();
-        let reply = match reply {
+        let reply = match side.client.go(&req) {
             Ok(x) => x,
             Err(f) => {
                 if !matches!(f, Failure::Crash(_)) {
@@ -150,12 +148,15 @@ pub fn play_game(r: &Referee, g: &GameSpec, sides: [Side<'_>; 2]) -> GameRecord 
                         (allowed + r.margin).as_secs_f64()
                     ),
                     Failure::Crash(m) => format!("{} crashed ({m})", side.name),
-                    Failure::Protocol(m) => format!("{} broke the protocol ({m})", side.name),
+                    Failure::Protocol(m) | Failure::Setting(m) => {
+                        format!("{} made a protocol error: {m}", side.name)
+                    }
                 };
                 forfeit(&mut rec, c, forfeit_kind(&f), reason);
                 return rec;
             }
         };
+        let elapsed = reply.at.saturating_duration_since(t0);
         if let Some(clock) = clocks[ci].as_mut() {
             if elapsed > *clock + r.margin {
                 side.client.kill();

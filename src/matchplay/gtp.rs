@@ -21,6 +21,9 @@ pub struct Gtp {
     name: Option<String>,
     /// Moves the engine's board holds, from the start position.
     known: Vec<Move>,
+    /// Its answer to `protocol_version`, asked again after each `genmove`
+    /// to find a second answer to `genmove`.
+    version: String,
     rules: RuleSet,
 }
 
@@ -41,9 +44,10 @@ impl Gtp {
             proc,
             name: None,
             known: Vec::new(),
+            version: String::new(),
             rules: RuleSet::default(),
         };
-        g.command("protocol_version", deadline)?;
+        g.version = g.command("protocol_version", deadline)?;
         if let Ok(n) = g.command("name", deadline)
             && !n.is_empty()
         {
@@ -163,6 +167,21 @@ impl Client for Gtp {
             self.command(&cmd, req.deadline)?;
         }
         let mv = self.command(&format!("genmove {}", color_name(side)), req.deadline)?;
+        let at = Instant::now();
+        if mv.split_whitespace().count() != 1 {
+            return Err(Failure::Protocol(format!(
+                "malformed answer to genmove: '{}'",
+                mv.replace('\n', "\\n")
+            )));
+        }
+        // A second answer to `genmove` would be read as the answer to the
+        // next command: ask something whose answer is known.
+        let v = self.command("protocol_version", Instant::now() + HANDSHAKE_TIMEOUT)?;
+        if v != self.version {
+            return Err(Failure::Protocol(format!(
+                "two answers to genmove (the second: '= {v}')"
+            )));
+        }
         if let Ok(m) = mv.parse::<Move>() {
             // The engine has played it on its own board.
             self.known.push(m);
@@ -170,6 +189,7 @@ impl Client for Gtp {
         Ok(Reply {
             text: mv,
             eval: None,
+            at,
         })
     }
 

@@ -7,6 +7,8 @@
 //! * [`game`]: the referee (our own rules code) playing one game.
 //! * [`record`]: results, GGF, the `games.txt` lines used to audit and
 //!   resume a match.
+//! * [`resume`]: the settings recorded in `--out` and the checks and
+//!   repairs made before resuming.
 //! * [`stats`]: score, Elo ± margin, LOS, SPRT.
 //! * [`openings`]: XOT-style opening lists.
 //! * [`tournament`]: the schedule, the worker threads and the accounting.
@@ -23,6 +25,7 @@ pub mod uci;
 pub mod nboard;
 pub mod gtp;
 pub mod record;
+pub mod resume;
 pub mod game;
 pub mod stats;
 pub mod openings;
@@ -30,6 +33,12 @@ pub mod tournament;
 
 use client::{MoveLimit, Protocol};
 use std::time::Duration;
+
+/// Deepest fixed depth per move (a game has at most 60 moves; NBoard's
+/// `set depth` takes 1-60).
+pub const MAX_DEPTH: u32 = 60;
+/// Longest fixed time per move, ms (24 h).
+pub const MAX_MOVETIME_MS: u64 = 86_400_000;
 
 /// An engine of the match, as given on the command line.
 #[derive(Clone, Debug, PartialEq)]
@@ -106,12 +115,20 @@ impl EngineSpec {
     /// # Errors
     /// A limit with an invalid value.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        let bad = || format!("invalid value '{value}' for {key}");
+        let num = |lo: u64, hi: u64| -> Result<u64, String> {
+            match value.parse::<u64>() {
+                Ok(v) if (lo..=hi).contains(&v) => Ok(v),
+                _ => Err(format!(
+                    "invalid value '{value}' for {key} of engine {} (expected {lo}..{hi})",
+                    self.name
+                )),
+            }
+        };
         match key.to_ascii_lowercase().as_str() {
-            "depth" => self.limit.depth = Some(value.parse().map_err(|_| bad())?),
-            "nodes" => self.limit.nodes = Some(value.parse().map_err(|_| bad())?),
+            "depth" => self.limit.depth = Some(num(1, MAX_DEPTH.into())? as u32),
+            "nodes" => self.limit.nodes = Some(num(1, u64::MAX)?),
             "movetime" => {
-                self.limit.movetime = Some(Duration::from_millis(value.parse().map_err(|_| bad())?))
+                self.limit.movetime = Some(Duration::from_millis(num(1, MAX_MOVETIME_MS)?))
             }
             "tc" => self.limit.tc = Some(parse_tc(value)?),
             _ => {
@@ -174,6 +191,15 @@ mod tests {
         assert_eq!(e.limit.tc.unwrap().1, Duration::from_millis(500));
         assert_eq!(e.options, [("Hash".to_string(), "16".to_string())]);
         assert!(e.set("nodes", "many").is_err());
+        for (k, v) in [
+            ("depth", "0"),
+            ("depth", "61"),
+            ("nodes", "0"),
+            ("movetime", "0"),
+        ] {
+            let err = e.set(k, v).unwrap_err();
+            assert!(err.contains(&format!("'{v}' for {k}")), "{err}");
+        }
     }
 
     #[test]

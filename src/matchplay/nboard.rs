@@ -37,18 +37,29 @@ impl NBoard {
         Ok(nb)
     }
 
-    /// `ping n` → `pong n`, dropping what came before (late replies).
+    /// `ping n` → `pong n`, dropping what came before (late replies) but
+    /// a move line: `===` comes only in answer to `go`, once, so one seen
+    /// here is a second answer.
     fn sync(&mut self, deadline: Instant) -> Result<(), Failure> {
         self.ping += 1;
         let want = format!("pong {}", self.ping);
         self.proc.send(&format!("ping {}", self.ping))?;
         let mut name = None;
+        let mut stray = None;
         self.proc.recv_until(deadline, |l| {
             if let Some(n) = l.trim().strip_prefix("set myname ") {
                 name = Some(n.trim().to_string());
             }
+            if l.trim_start().starts_with("===") {
+                stray.get_or_insert_with(|| l.trim().to_string());
+            }
             l.trim() == want
         })?;
+        if let Some(l) = stray {
+            return Err(Failure::Protocol(format!(
+                "two '===' answers for one go (the second: '{l}')"
+            )));
+        }
         if name.is_some() {
             self.name = name;
         }
@@ -68,6 +79,7 @@ pub fn parse_move_line(line: &str) -> Option<Reply> {
     Some(Reply {
         text: mv.to_string(),
         eval,
+        at: Instant::now(),
     })
 }
 
@@ -121,8 +133,10 @@ impl Client for NBoard {
         loop {
             let line = self.proc.recv(req.deadline)?;
             if line.trim_start().starts_with("===") {
-                return parse_move_line(&line)
-                    .ok_or_else(|| Failure::Protocol(format!("bad move line '{line}'")));
+                let reply = parse_move_line(&line)
+                    .ok_or_else(|| Failure::Protocol(format!("bad move line '{line}'")))?;
+                self.sync(Instant::now() + HANDSHAKE_TIMEOUT)?;
+                return Ok(reply);
             }
         }
     }

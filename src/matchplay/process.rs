@@ -16,13 +16,19 @@ pub enum Failure {
     Timeout(String),
     /// An answer that breaks the protocol.
     Protocol(String),
+    /// A setting the engine cannot take (an option value out of the range
+    /// it declared).
+    Setting(String),
 }
 
 impl Failure {
     /// The detail, without the kind.
     pub fn message(&self) -> &str {
         match self {
-            Failure::Crash(s) | Failure::Timeout(s) | Failure::Protocol(s) => s,
+            Failure::Crash(s)
+            | Failure::Timeout(s)
+            | Failure::Protocol(s)
+            | Failure::Setting(s) => s,
         }
     }
 }
@@ -33,6 +39,7 @@ impl std::fmt::Display for Failure {
             Failure::Crash(s) => write!(f, "crash: {s}"),
             Failure::Timeout(s) => write!(f, "timeout: {s}"),
             Failure::Protocol(s) => write!(f, "protocol error: {s}"),
+            Failure::Setting(s) => write!(f, "bad setting: {s}"),
         }
     }
 }
@@ -42,9 +49,13 @@ pub struct EngineProcess {
     label: String,
     child: Child,
     stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
+    lines: Receiver<Line>,
     dead: bool,
 }
+
+/// One line of an engine's output: its text, or (`Err`) the text read
+/// lossily when the bytes were not UTF-8.
+type Line = Result<String, String>;
 
 /// Splits a command line into words: whitespace separates, single and
 /// double quotes group, a backslash escapes the next character.
@@ -110,9 +121,20 @@ impl EngineProcess {
         std::thread::Builder::new()
             .name(format!("{label}-out"))
             .spawn(move || {
-                for line in BufReader::new(stdout).lines() {
-                    let Ok(line) = line else { break };
-                    log::trace!("{l} > {line}");
+                let mut r = BufReader::new(stdout);
+                let mut buf = Vec::new();
+                loop {
+                    buf.clear();
+                    match r.read_until(b'\n', &mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(_) => {}
+                    }
+                    while matches!(buf.last(), Some(b'\n' | b'\r')) {
+                        buf.pop();
+                    }
+                    let line = String::from_utf8(std::mem::take(&mut buf))
+                        .map_err(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+                    log::trace!("{l} > {line:?}");
                     if tx.send(line).is_err() {
                         break;
                     }
@@ -176,8 +198,25 @@ impl EngineProcess {
     /// The next line, waiting until `deadline`.
     ///
     /// # Errors
-    /// [`Failure::Timeout`] past the deadline, [`Failure::Crash`] at EOF.
+    /// [`Failure::Timeout`] past the deadline, [`Failure::Crash`] at EOF,
+    /// [`Failure::Protocol`] for a line that is not UTF-8.
     pub fn recv(&mut self, deadline: Instant) -> Result<String, Failure> {
+        self.recv_line(deadline)?.map_err(|lossy| {
+            Failure::Protocol(format!(
+                "{} printed invalid UTF-8: '{}'",
+                self.label,
+                lossy.escape_debug()
+            ))
+        })
+    }
+
+    /// The next line, with the text read lossily (`Err`) when it is not
+    /// UTF-8: for the handshake, where an author's name in Latin-1 is no
+    /// reason to refuse an engine.
+    ///
+    /// # Errors
+    /// As [`EngineProcess::recv`], bar the UTF-8 check.
+    pub fn recv_line(&mut self, deadline: Instant) -> Result<Line, Failure> {
         let left = deadline.saturating_duration_since(Instant::now());
         match self.lines.recv_timeout(left) {
             Ok(l) => Ok(l),
@@ -220,6 +259,14 @@ impl EngineProcess {
     /// Drops every line already received.
     pub fn drain(&mut self) {
         while self.lines.try_recv().is_ok() {}
+    }
+
+    /// The lines already received, without waiting (lossy text for lines
+    /// that are not UTF-8).
+    pub fn pending(&mut self) -> Vec<String> {
+        std::iter::from_fn(|| self.lines.try_recv().ok())
+            .map(|l| l.unwrap_or_else(|e| e))
+            .collect()
     }
 
     /// Closes stdin (engines quit at EOF), waits `grace`, then kills.

@@ -99,6 +99,65 @@ impl Wld {
         if m.is_finite() { m } else { f64::NAN }
     }
 
+    /// The one-sided 95% bound of the Elo difference after a clean sweep
+    /// (every game won or every game lost), where the normal approximation
+    /// has no variance to work with: exact binomial, `p^n = 0.05` for the
+    /// lowest score `p` under which `n` wins in `n` games still have a 5%
+    /// chance. `None` otherwise.
+    pub fn sweep_bound(&self) -> Option<f64> {
+        let n = self.games();
+        if n == 0 || (self.wins != n && self.losses != n) {
+            return None;
+        }
+        let p = 0.05f64.powf(1.0 / f64::from(n));
+        let b = elo_of(p);
+        Some(if self.wins == n { b } else { -b })
+    }
+
+    /// What follows `Elo difference: `: `E +/- M`; after a clean sweep the
+    /// one-sided bound `> +B (95%)` or `< -B (95%)`; when the 95% interval
+    /// of the score reaches 0 or 1, `E (95%: > +L)`, `E (95%: < +H)` or
+    /// `E (95%: unbounded)`. Never infinite or NaN.
+    pub fn elo_text(&self) -> String {
+        let n = f64::from(self.games());
+        if n == 0.0 {
+            return "n/a (no games)".into();
+        }
+        if let Some(b) = self.sweep_bound() {
+            let op = if self.wins > 0 { '>' } else { '<' };
+            return format!("{op} {b:+.1} (95%)");
+        }
+        let e = self.elo() + 0.0;
+        let d = 1.959_964 * (self.variance() / n).sqrt();
+        let s = self.score();
+        let (lo, hi) = (elo_of(s - d), elo_of(s + d));
+        match (lo.is_finite(), hi.is_finite()) {
+            (true, true) => format!("{e:.1} +/- {:.1}", (hi - lo) / 2.0),
+            (true, false) => format!("{e:.1} (95%: > {lo:+.1})"),
+            (false, true) => format!("{e:.1} (95%: < {hi:+.1})"),
+            (false, false) => format!("{e:.1} (95%: unbounded)"),
+        }
+    }
+
+    /// The Elo and `+/-` columns of a ranking: `E` and `M`, or the sweep
+    /// bound (`>+B`, `<-B`) and `-`; `-` where the margin is unbounded.
+    pub fn elo_columns(&self) -> (String, String) {
+        if let Some(b) = self.sweep_bound() {
+            let op = if self.wins > 0 { '>' } else { '<' };
+            return (format!("{op}{b:+.0}"), "-".into());
+        }
+        if self.games() == 0 {
+            return ("-".into(), "-".into());
+        }
+        let m = self.elo_margin();
+        let m = if m.is_finite() {
+            format!("{m:.1}")
+        } else {
+            "-".into()
+        };
+        (format!("{:.1}", self.elo() + 0.0), m)
+    }
+
     /// Likelihood of superiority, percent.
     pub fn los(&self) -> f64 {
         let (w, l) = (f64::from(self.wins), f64::from(self.losses));
@@ -268,9 +327,8 @@ impl fmt::Display for ScoreLines<'_> {
         )?;
         write!(
             f,
-            "Elo difference: {:.1} +/- {:.1}, LOS: {:.1} %, DrawRatio: {:.1} %",
-            r.elo() + 0.0, // no "-0.0"
-            r.elo_margin(),
+            "Elo difference: {}, LOS: {:.1} %, DrawRatio: {:.1} %",
+            r.elo_text(),
             r.los(),
             r.draw_ratio()
         )
@@ -299,6 +357,33 @@ mod tests {
         assert!(Wld::default().elo_margin().is_nan());
         assert_eq!(elo_of(1.0), f64::INFINITY);
         assert!((expected_score(elo_of(0.3)) - 0.3).abs() < 1e-12);
+    }
+
+    #[test]
+    fn never_inf_or_nan() {
+        let w = |wins, losses, draws| Wld {
+            wins,
+            losses,
+            draws,
+        };
+        // 10 wins: p^10 = 0.05 -> p = 0.7411 -> 182.7 Elo.
+        assert_eq!(w(10, 0, 0).elo_text(), "> +182.7 (95%)");
+        assert_eq!(w(0, 10, 0).elo_text(), "< -182.7 (95%)");
+        assert_eq!(w(1, 0, 0).elo_text(), "> -511.5 (95%)");
+        assert_eq!(w(0, 0, 0).elo_text(), "n/a (no games)");
+        assert_eq!(w(10, 0, 0).elo_columns(), (">+183".into(), "-".into()));
+        // 9-1: the interval of the score passes 1.
+        assert_eq!(w(9, 1, 0).elo_text(), "381.7 (95%: > +159.0)");
+        assert_eq!(w(1, 1, 0).elo_text(), "0.0 (95%: unbounded)");
+        assert!(w(60, 40, 0).elo_text().starts_with("70.4 +/- 7"));
+        for r in [w(10, 0, 0), w(0, 3, 0), w(9, 1, 0), w(1, 0, 1), w(0, 0, 4)] {
+            let line = ScoreLines { a: "a", b: "b", r }.to_string();
+            let (e, m) = r.elo_columns();
+            for t in [line, e, m] {
+                let l = t.to_ascii_lowercase();
+                assert!(!l.contains("inf") && !l.contains("nan"), "{t}");
+            }
+        }
     }
 
     #[test]

@@ -13,6 +13,7 @@ use super::client::{Client, connect};
 use super::game::{GameSpec, Referee, Side, play_game};
 use super::openings::Opening;
 use super::record::{GameRecord, GgfHeader, Outcome, Termination, ggf};
+use super::resume::{Slot, load_saved};
 use super::stats::{Sprt, Verdict, Wld};
 use crate::position::Position;
 use crate::rules::RuleSet;
@@ -123,55 +124,6 @@ fn schedule(cfg: &MatchConfig) -> (Vec<(usize, usize)>, Vec<Job>) {
     (pairs, jobs)
 }
 
-/// Reads the games already saved in `out` (those that fit the schedule).
-fn load_saved(cfg: &MatchConfig, jobs: &[Job]) -> Result<BTreeMap<usize, GameRecord>, String> {
-    let mut saved = BTreeMap::new();
-    let Some(out) = &cfg.out else {
-        return Ok(saved);
-    };
-    let path = out.join("games.txt");
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        return Ok(saved);
-    };
-    if !text.is_empty() && !text.ends_with('\n') {
-        // A match killed while writing: end the partial line so that the
-        // next game gets a line of its own (the partial one is skipped).
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-        writeln!(f).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    }
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let rec = match GameRecord::parse_line(line, &cfg.rules) {
-            Ok(r) => r,
-            Err(e) => {
-                log::warn!("{}:{}: skipped ({e})", path.display(), i + 1);
-                continue;
-            }
-        };
-        let Some(job) = rec.number.checked_sub(1).and_then(|k| jobs.get(k)) else {
-            continue;
-        };
-        let (b, w) = (&cfg.engines[job.black].name, &cfg.engines[job.white].name);
-        if &rec.black != b || &rec.white != w || rec.opening != job.spec.opening {
-            return Err(format!(
-                "{} line {} (game {}: {} vs {}) does not belong to this match (expected {b} vs {w}); use another --out",
-                path.display(),
-                i + 1,
-                rec.number,
-                rec.black,
-                rec.white
-            ));
-        }
-        saved.insert(rec.number, rec);
-    }
-    Ok(saved)
-}
-
 fn save(
     cfg: &MatchConfig,
     rec: &GameRecord,
@@ -208,7 +160,8 @@ fn save(
         .append(true)
         .open(&path)
         .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    writeln!(f, "{}", rec.line(&cfg.rules))
+    // One write: a match killed now leaves at most one partial line.
+    f.write_all(format!("{}\n", rec.line(&cfg.rules)).as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
@@ -333,7 +286,16 @@ pub fn run_match(cfg: &MatchConfig, progress: &mut dyn FnMut(&str)) -> Result<Ma
             .map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     }
     let (pairs, jobs) = schedule(&cfg);
-    let saved = load_saved(&cfg, &jobs)?;
+    let slots: Vec<Slot<'_>> = jobs
+        .iter()
+        .map(|j| Slot {
+            black: &cfg.engines[j.black].name,
+            white: &cfg.engines[j.white].name,
+            opening: j.spec.opening,
+        })
+        .collect();
+    let saved = load_saved(&cfg, &slots, progress)?;
+    drop(slots);
     let resumed = saved.len();
     let mut done: BTreeMap<usize, (usize, GameRecord)> = saved
         .into_values()

@@ -10,12 +10,55 @@ use crate::position::Position;
 use crate::rules::RuleSet;
 use std::time::Instant;
 
+/// An option as the engine declared it: its name and, for a `spin`, its
+/// range.
+struct Declared {
+    name: String,
+    range: Option<(i64, i64)>,
+}
+
+impl Declared {
+    /// Parses what follows `option name `.
+    fn parse(rest: &str) -> Declared {
+        let name = rest.split(" type ").next().unwrap_or(rest).trim();
+        let words: Vec<&str> = rest[name.len()..].split_whitespace().collect();
+        let after = |k: &str| -> Option<i64> {
+            let i = words.iter().position(|w| *w == k)?;
+            words.get(i + 1)?.parse().ok()
+        };
+        let spin = words.windows(2).any(|w| w == ["type", "spin"]);
+        let range = if spin {
+            after("min").zip(after("max"))
+        } else {
+            None
+        };
+        Declared {
+            name: name.to_string(),
+            range,
+        }
+    }
+
+    /// Checks `value` against the declared range.
+    fn check(&self, value: &str) -> Result<(), Failure> {
+        let Some((lo, hi)) = self.range else {
+            return Ok(());
+        };
+        match value.trim().parse::<i64>() {
+            Ok(v) if (lo..=hi).contains(&v) => Ok(()),
+            _ => Err(Failure::Setting(format!(
+                "option {} = '{value}': the engine takes {lo}..{hi}",
+                self.name
+            ))),
+        }
+    }
+}
+
 /// A UCI-style engine.
 pub struct Uci {
     proc: EngineProcess,
     name: Option<String>,
-    /// Option names the engine declared, as declared.
-    options: Vec<String>,
+    /// Options the engine declared.
+    options: Vec<Declared>,
     rules: RuleSet,
 }
 
@@ -29,7 +72,7 @@ impl Uci {
         let mut name = None;
         let mut options = Vec::new();
         loop {
-            let line = proc.recv(deadline)?;
+            let line = proc.recv_line(deadline)?.unwrap_or_else(|lossy| lossy);
             let t = line.trim();
             if t == "uciok" {
                 break;
@@ -37,8 +80,7 @@ impl Uci {
             if let Some(n) = t.strip_prefix("id name ") {
                 name = Some(n.trim().to_string());
             } else if let Some(rest) = t.strip_prefix("option name ") {
-                let n = rest.split(" type ").next().unwrap_or(rest).trim();
-                options.push(n.to_string());
+                options.push(Declared::parse(rest));
             } else if t.starts_with('?') || t.starts_with('=') {
                 // A GTP engine answering an unknown command.
                 return Err(Failure::Protocol(format!("not UCI: '{t}'")));
@@ -52,11 +94,23 @@ impl Uci {
         })
     }
 
-    fn declared(&self, name: &str) -> Option<&str> {
+    fn declared(&self, name: &str) -> Option<&Declared> {
         self.options
             .iter()
-            .find(|o| o.eq_ignore_ascii_case(name))
-            .map(|s| s.as_str())
+            .find(|o| o.name.eq_ignore_ascii_case(name))
+    }
+
+    /// `isready` → `readyok` after a `bestmove`: a second `bestmove` for
+    /// the same `go` shows up before `readyok`.
+    fn after_bestmove(&mut self) -> Result<(), Failure> {
+        self.proc.send("isready")?;
+        let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
+        let mut seen = Vec::new();
+        self.proc.recv_until(deadline, |l| {
+            seen.push(l.to_string());
+            l.trim() == "readyok"
+        })?;
+        check_no_bestmove(seen)
     }
 
     fn sync(&mut self) -> Result<(), Failure> {
@@ -64,6 +118,21 @@ impl Uci {
         let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
         self.proc.recv_until(deadline, |l| l.trim() == "readyok")?;
         Ok(())
+    }
+}
+
+/// A `bestmove` among `lines` (read after one already came) is a second
+/// answer to one `go`.
+fn check_no_bestmove(lines: Vec<String>) -> Result<(), Failure> {
+    match lines
+        .iter()
+        .find(|l| l.trim_start().starts_with("bestmove"))
+    {
+        Some(l) => Err(Failure::Protocol(format!(
+            "two bestmoves for one go (the second: '{}')",
+            l.trim()
+        ))),
+        None => Ok(()),
     }
 }
 
@@ -154,7 +223,7 @@ impl Client for Uci {
                 "Tie" => rules.tie == Default::default(),
                 _ => rules.scoring == Default::default(),
             };
-            match self.declared(opt).map(str::to_string) {
+            match self.declared(opt).map(|d| d.name.clone()) {
                 Some(n) => self
                     .proc
                     .send(&format!("setoption name {n} value {value}"))?,
@@ -168,10 +237,16 @@ impl Client for Uci {
             }
         }
         for (k, v) in options {
-            let n = self.declared(k).map(str::to_string).unwrap_or_else(|| {
-                log::warn!("engine did not declare option '{k}'; sending it anyway");
-                k.clone()
-            });
+            let n = match self.declared(k) {
+                Some(d) => {
+                    d.check(v)?;
+                    d.name.clone()
+                }
+                None => {
+                    log::warn!("engine did not declare option '{k}'; sending it anyway");
+                    k.clone()
+                }
+            };
             self.proc.send(&format!("setoption name {n} value {v}"))?;
         }
         self.rules = *rules;
@@ -185,6 +260,8 @@ impl Client for Uci {
     }
 
     fn go(&mut self, req: &MoveRequest<'_>) -> Result<Reply, Failure> {
+        // A late second `bestmove` must not answer this request.
+        check_no_bestmove(self.proc.pending())?;
         self.proc
             .send(&position_command(req.start, req.moves, &self.rules))?;
         self.proc.send(&go_command(req.limit, req.clocks))?;
@@ -201,10 +278,13 @@ impl Client for Uci {
                 if mv.is_empty() {
                     return Err(Failure::Protocol("'bestmove' without a move".into()));
                 }
-                return Ok(Reply {
+                let reply = Reply {
                     text: mv.to_string(),
                     eval,
-                });
+                    at: Instant::now(),
+                };
+                self.after_bestmove()?;
+                return Ok(reply);
             }
         }
     }

@@ -6,9 +6,18 @@ use super::RuleFlags;
 use crate::matchplay::openings::parse_openings;
 use crate::matchplay::stats::{ScoreLines, Sprt, Wld};
 use crate::matchplay::tournament::{MatchConfig, run_match};
-use crate::matchplay::{EngineSpec, parse_tc};
+use crate::matchplay::{EngineSpec, MAX_DEPTH, MAX_MOVETIME_MS, parse_tc};
 use std::path::PathBuf;
 use std::time::Duration;
+
+/// Most games per pair.
+const MAX_GAMES: i64 = 1_000_000;
+/// Most games at once.
+const MAX_CONCURRENCY: i64 = 256;
+/// Longest `--timemargin`, ms.
+const MAX_MARGIN_MS: u64 = 60_000;
+/// Longest `--hang`, seconds.
+const MAX_HANG_S: u64 = 86_400;
 
 /// Arguments of `annex match`.
 #[derive(clap::Args)]
@@ -22,9 +31,10 @@ pub struct MatchArgs {
     /// (UCI setoption, NBoard `set`, a GTP command).
     #[arg(long = "engine-opt", value_name = "NAME:KEY=VALUE")]
     engine_opts: Vec<String>,
-    /// Games per pair of engines (each opening is played twice, colours swapped).
-    #[arg(long, default_value_t = 2)]
-    games: usize,
+    /// Games per pair of engines (each opening is played twice, colours
+    /// swapped; 1-1000000).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=MAX_GAMES))]
+    games: u32,
     /// Openings file: one transcript (XOT lists) or board string per line.
     #[arg(long)]
     openings: Option<PathBuf>,
@@ -34,31 +44,33 @@ pub struct MatchArgs {
     /// Time control per game and side: base+increment in seconds (`10+0.1`).
     #[arg(long)]
     tc: Option<String>,
-    /// Fixed depth per move.
-    #[arg(long)]
+    /// Fixed depth per move (1-60).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_DEPTH)))]
     depth: Option<u32>,
-    /// Fixed nodes per move.
-    #[arg(long)]
+    /// Fixed nodes per move (at least 1).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     nodes: Option<u64>,
-    /// Fixed time per move in milliseconds.
-    #[arg(long)]
+    /// Fixed time per move in milliseconds (1 ms to 24 h).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_MOVETIME_MS))]
     movetime: Option<u64>,
-    /// Games played at once.
-    #[arg(long, default_value_t = 1)]
-    concurrency: usize,
-    /// Folder where every game is saved (games.txt + GGF); a match whose
-    /// games are already there is resumed.
+    /// Games played at once (1-256).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=MAX_CONCURRENCY))]
+    concurrency: u32,
+    /// Folder where every game is saved (games.txt + GGF, settings in
+    /// match.txt); a match whose games are already there is resumed, with
+    /// the same settings only.
     #[arg(long)]
     out: Option<PathBuf>,
     /// Stop early on an SPRT verdict: `elo0,elo1,alpha,beta` (two engines).
     #[arg(long)]
     sprt: Option<String>,
-    /// Milliseconds allowed beyond the clock or movetime before a forfeit.
-    #[arg(long, default_value_t = 100)]
+    /// Milliseconds allowed beyond the clock or movetime before a forfeit
+    /// (0-60000).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(0..=MAX_MARGIN_MS))]
     timemargin: u64,
     /// Seconds a move may take under depth or node limits before the
-    /// engine is declared hung.
-    #[arg(long, default_value_t = 60)]
+    /// engine is declared hung (1-86400).
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=MAX_HANG_S))]
     hang: u64,
     #[command(flatten)]
     rules: RuleFlags,
@@ -121,20 +133,17 @@ fn config(a: &MatchArgs) -> Result<MatchConfig, String> {
     if sprt.is_some() && engines.len() != 2 {
         return Err("--sprt needs exactly two engines".into());
     }
-    if a.games == 0 {
-        return Err("--games must be at least 1".into());
-    }
     Ok(MatchConfig {
         engines,
         rules,
-        games: a.games,
+        games: a.games as usize,
         openings,
         seed: a.seed,
-        concurrency: a.concurrency.max(1),
+        concurrency: a.concurrency as usize,
         out: a.out.clone(),
         sprt,
         margin: Duration::from_millis(a.timemargin),
-        hang: Duration::from_secs(a.hang.max(1)),
+        hang: Duration::from_secs(a.hang),
     })
 }
 
@@ -175,12 +184,13 @@ pub fn run(a: &MatchArgs) -> Result<(), String> {
         totals.sort_by(|x, y| y.1.score().total_cmp(&x.1.score()));
         println!("Rank Name                 Elo    +/-  Games   Score");
         for (i, (name, w)) in totals.iter().enumerate() {
+            let (elo, margin) = w.elo_columns();
             println!(
-                "{:4} {:<18} {:6.1} {:6.1} {:6} {:6.1}%",
+                "{:4} {:<18} {:>6} {:>6} {:6} {:6.1}%",
                 i + 1,
                 name,
-                w.elo() + 0.0,
-                w.elo_margin(),
+                elo,
+                margin,
                 w.games(),
                 100.0 * w.score()
             );
