@@ -30,7 +30,8 @@ use crate::rules::RuleSet;
 use crate::search::time::plan;
 use crate::search::tt::available_memory;
 use crate::search::{
-    BestMove, Config, DISC, Info, Job, Limits, SearchShared, Table, WorkerMsg, run_worker, to_discs,
+    BestMove, Bound, Config, DISC, Info, Job, Limits, SearchShared, Table, WorkerMsg, run_worker,
+    to_discs,
 };
 use crossbeam_channel::{Receiver, Sender, select, unbounded};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -656,6 +657,99 @@ fn pass_move(pos: &Position, rules: &RuleSet, time: Duration) -> BestMove {
     }
 }
 
+/// An [`Info`] of the position after a pass, seen from the side that
+/// passes: the score negated (a bound turned over) and the PV led by the pass.
+fn passed_info(mut i: Info) -> Info {
+    i.score = -i.score;
+    i.tie = i.tie.map(|t| !t);
+    i.bound = match i.bound {
+        Bound::Lower => Bound::Upper,
+        Bound::Upper => Bound::Lower,
+        Bound::Exact => Bound::Exact,
+    };
+    i.pv.insert(0, Move::PASS);
+    i
+}
+
+impl Controller {
+    /// The BestMove of a position whose side to move must pass: at game
+    /// over the final score; otherwise the position after the pass is
+    /// searched under the same limits (the passing side's clock) and its
+    /// score negated, so that every protocol reports the position's value.
+    /// Its Info events are forwarded negated, with the pass leading the PV.
+    fn pass_search(&self) -> BestMove {
+        let job = &self.job;
+        let pos = job.position;
+        if pos.is_game_over(&job.rules) {
+            return pass_move(&pos, &job.rules, job.start.elapsed());
+        }
+        let after = pos.play_unchecked(&job.rules, Move::PASS);
+        let mut limits = job.limits.clone();
+        limits.searchmoves.clear();
+        limits.multipv = 1;
+        let (me, them) = (pos.side as usize, after.side as usize);
+        limits.time[them] = limits.time[me];
+        limits.inc[them] = limits.inc[me];
+        let sub_job = Job {
+            position: after,
+            limits,
+            config: job.config.clone(),
+            evaluator: job.evaluator.clone(),
+            tt: job.tt.clone(),
+            shared: job.shared.clone(),
+            pool: job.pool.clone(),
+            ..**job
+        };
+        let (tx, rx) = unbounded();
+        let sub = Controller {
+            job: Arc::new(sub_job),
+            pool: self.pool.clone(),
+            events: tx,
+            control: self.control.clone(),
+            searching: self.searching.clone(),
+            last: self.last.clone(),
+        };
+        let forward = |ev: EngineEvent| match ev {
+            EngineEvent::Info(i) => EngineEvent::Info(passed_info(i)),
+            ev => ev,
+        };
+        let events = self.events.clone();
+        let rx2 = rx.clone();
+        let fwd = std::thread::Builder::new()
+            .name("annex-pass".into())
+            .spawn(move || {
+                for ev in rx2 {
+                    let _ = events.send(forward(ev));
+                }
+            });
+        let b = sub.search();
+        drop(sub);
+        match fwd {
+            Ok(h) => {
+                let _ = h.join();
+            }
+            // No thread: the events follow the search.
+            Err(_) => {
+                for ev in rx.try_iter() {
+                    let _ = self.events.send(forward(ev));
+                }
+            }
+        }
+        let mut pv = vec![Move::PASS];
+        pv.extend_from_slice(&b.pv);
+        BestMove {
+            best: Move::PASS,
+            // `bestmove pass` alone: the reply is the next search's business.
+            ponder: None,
+            score: -b.score,
+            tie: b.tie.map(|t| !t),
+            pv,
+            lines: b.lines.into_iter().map(passed_info).collect(),
+            ..b
+        }
+    }
+}
+
 struct Controller {
     job: Arc<Job>,
     pool: Arc<rayon::ThreadPool>,
@@ -677,7 +771,7 @@ impl Controller {
         let job = &self.job;
         let pos = job.position;
         let best = if pos.legal_moves(&job.rules).is_empty() {
-            pass_move(&pos, &job.rules, job.start.elapsed())
+            self.pass_search()
         } else {
             self.search()
         };

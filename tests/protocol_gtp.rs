@@ -109,7 +109,7 @@ fn gtp_play_undo_and_errors() {
     assert!(cmd(&mut a, "play purple d6")[0].starts_with("? invalid color"));
     assert!(cmd(&mut a, "play w")[0].starts_with("? play: missing"));
     assert!(cmd(&mut a, "genmove b")[0].starts_with("? it is white's turn"));
-    assert_eq!(cmd(&mut a, "dance"), ["? unknown command"]);
+    assert_eq!(cmd(&mut a, "dance"), ["? unknown command 'dance'"]);
     // reg_genmove answers without playing.
     let m = ok(&mut a, "reg_genmove w");
     assert!(["= D6", "= F4", "= F6"].contains(&m.as_str()), "{m}");

@@ -6,7 +6,7 @@
 //! convention of Edax, so that gogui-twogtp games between the two agree.
 
 use super::game::{Game, color_name};
-use super::reply::final_result;
+use super::reply::{final_result, quote_token};
 use super::time::allocate;
 use super::uci::{DEFAULT_OVERHEAD_MS, checked_move};
 use super::{Flow, Handler, Out, drain_until_best};
@@ -56,7 +56,32 @@ const DEFAULT_MOVE_TIME_MS: u64 = 1000;
 
 /// Whether `w` is one of our GTP commands.
 pub(super) fn is_gtp_command(w: &str) -> bool {
-    COMMANDS.contains(&w)
+    COMMANDS.iter().any(|c| c.eq_ignore_ascii_case(w))
+}
+
+/// How many arguments a command takes: (least, most; `None` = any).
+fn arity(cmd: &str) -> (usize, Option<usize>) {
+    match cmd {
+        "known_command" | "boardsize" | "komi" | "genmove" | "reg_genmove" => (1, Some(1)),
+        "play" => (2, Some(2)),
+        "time_settings" | "time_left" => (3, Some(3)),
+        "set_game" => (1, None),
+        // The value may hold blanks.
+        "annex-setoption" => (2, None),
+        _ => (0, Some(0)),
+    }
+}
+
+/// The arguments of `cmd` are as many as it takes.
+fn check_arity(cmd: &str, args: &[&str]) -> Result<(), String> {
+    let (least, most) = arity(cmd);
+    if args.len() < least {
+        return Err(format!("{cmd}: missing argument"));
+    }
+    match most.and_then(|m| args.get(m)) {
+        Some(extra) => Err(format!("{cmd}: unexpected token '{}'", quote_token(extra))),
+        None => Ok(()),
+    }
 }
 
 /// Clock state from `time_settings` / `time_left`.
@@ -84,7 +109,7 @@ fn parse_color(s: &str) -> Result<Color, String> {
     match s.to_ascii_lowercase().as_str() {
         "b" | "black" => Ok(Color::Black),
         "w" | "white" => Ok(Color::White),
-        _ => Err(format!("invalid color '{s}'")),
+        _ => Err(format!("invalid color '{}'", quote_token(s))),
     }
 }
 
@@ -228,45 +253,37 @@ impl Gtp {
 
     fn command(&mut self, cmd: &str, args: &[&str]) -> Reply {
         let rules = self.game.rules();
-        let argn = |n: usize| -> Result<(), String> {
-            if args.len() < n {
-                Err(format!("{cmd}: missing argument"))
-            } else {
-                Ok(())
-            }
-        };
+        if !is_gtp_command(cmd) {
+            return Err(format!("unknown command '{}'", quote_token(cmd)));
+        }
+        check_arity(cmd, args)?;
         match cmd {
             "protocol_version" => Ok("2".into()),
             "name" => Ok("Annex".into()),
             "version" => Ok(env!("CARGO_PKG_VERSION").into()),
-            "known_command" => {
-                argn(1)?;
-                Ok(is_gtp_command(args[0]).to_string())
-            }
+            "known_command" => Ok(is_gtp_command(args[0]).to_string()),
             "list_commands" => Ok(COMMANDS.join("\n")),
-            "boardsize" => {
-                argn(1)?;
-                match args[0].parse::<u32>() {
-                    Ok(8) => Ok(String::new()),
-                    _ => Err("unacceptable size".into()),
-                }
-            }
+            "boardsize" => match args[0].parse::<u32>() {
+                Ok(8) => Ok(String::new()),
+                _ => Err("unacceptable size".into()),
+            },
             "clear_board" => {
                 self.engine.new_game();
                 self.game = Game::new(self.engine.rules());
                 Ok(String::new())
             }
-            "komi" => {
-                argn(1)?;
-                args[0]
-                    .parse::<f64>()
-                    .map(|_| String::new())
-                    .map_err(|_| format!("syntax error: invalid komi '{}'", args[0]))
-            }
+            "komi" => match args[0].parse::<f64>() {
+                Ok(k) if k.is_finite() => Ok(String::new()),
+                _ => Err(format!(
+                    "syntax error: invalid komi '{}'",
+                    quote_token(args[0])
+                )),
+            },
             "play" => {
-                argn(2)?;
                 let color = parse_color(args[0])?;
-                let m: Move = args[1].parse().map_err(|e| format!("syntax error: {e}"))?;
+                let m: Move = args[1].parse().map_err(|_| {
+                    format!("syntax error: invalid move '{}'", quote_token(args[1]))
+                })?;
                 self.game
                     .play_for(color, m)
                     .map(|_| String::new())
@@ -276,7 +293,6 @@ impl Gtp {
                     })
             }
             "genmove" | "reg_genmove" => {
-                argn(1)?;
                 let color = parse_color(args[0])?;
                 self.genmove(color, cmd == "reg_genmove")
             }
@@ -293,7 +309,6 @@ impl Gtp {
                 Ok(format!("\n{}", lines.join("\n")))
             }
             "time_settings" => {
-                argn(3)?;
                 let main = args[0].parse::<u64>();
                 let byo = args[1].parse::<u64>();
                 let stones = args[2].parse::<u32>();
@@ -311,15 +326,16 @@ impl Gtp {
                 }
             }
             "time_left" => {
-                argn(3)?;
                 let color = parse_color(args[0])?;
-                let secs = args[1].parse::<f64>().ok().filter(|s| s.is_finite());
+                let secs = args[1]
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|s| s.is_finite() && *s >= 0.0);
                 let stones = args[2].parse::<u32>();
                 match (secs, stones) {
                     (Some(s), Ok(n)) => {
                         let c = self.clock.get_or_insert_with(Clock::default);
-                        c.left[color as usize] =
-                            Some((Duration::from_secs_f64(s.clamp(0.0, 1e9)), n));
+                        c.left[color as usize] = Some((Duration::from_secs_f64(s.min(1e9)), n));
                         Ok(String::new())
                     }
                     _ => Err("syntax error: time_left <color> <seconds> <stones>".into()),
@@ -360,7 +376,6 @@ impl Gtp {
                 }
             }
             "annex-setoption" => {
-                argn(2)?;
                 let (name, value) = (args[0], args[1..].join(" "));
                 match name.to_ascii_lowercase().as_str() {
                     "movetime" => match value.parse::<u64>() {
@@ -368,7 +383,10 @@ impl Gtp {
                             self.movetime = Duration::from_millis(ms);
                             Ok(String::new())
                         }
-                        _ => Err(format!("invalid value '{value}' for MoveTime")),
+                        _ => Err(format!(
+                            "invalid value '{}' for MoveTime",
+                            quote_token(&value)
+                        )),
                     },
                     "depth" => match value.parse::<u32>() {
                         Ok(0) => {
@@ -379,13 +397,15 @@ impl Gtp {
                             self.depth = Some(d);
                             Ok(String::new())
                         }
-                        _ => Err(format!("invalid value '{value}' for Depth")),
+                        _ => Err(format!("invalid value '{}' for Depth", quote_token(&value))),
                     },
                     _ => {
                         // genmove has its BestMove: the search has ended.
                         self.engine.wait();
                         let before = self.engine.rules();
-                        self.engine.set_option(name, &value)?;
+                        self.engine
+                            .set_option(name, &value)
+                            .map_err(|e| quote_token(&e))?;
                         if self.engine.rules() != before {
                             self.game = Game::new(self.engine.rules());
                         }
@@ -393,7 +413,7 @@ impl Gtp {
                     }
                 }
             }
-            _ => Err("unknown command".into()),
+            _ => Err(format!("unknown command '{}'", quote_token(cmd))),
         }
     }
 }
@@ -422,6 +442,8 @@ impl Handler for Gtp {
             (None, words[0], &words[1..])
         };
         let id = id.map(|i| i.to_string()).unwrap_or_default();
+        let cmd = cmd.to_ascii_lowercase();
+        let cmd = cmd.as_str();
         if cmd == "quit" {
             self.engine.stop();
             out.line(&format!("={id}"))?;

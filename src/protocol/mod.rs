@@ -68,7 +68,7 @@ impl fmt::Display for Protocol {
 pub fn detect(first_line: &str) -> Protocol {
     let mut words = first_line.split_whitespace();
     let mut w = words.next().unwrap_or("");
-    if w == "nboard" {
+    if w.eq_ignore_ascii_case("nboard") {
         return Protocol::NBoard;
     }
     if !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()) {
@@ -77,7 +77,7 @@ pub fn detect(first_line: &str) -> Protocol {
             return Protocol::Uci;
         }
     }
-    if gtp::is_gtp_command(w) && w != "quit" {
+    if gtp::is_gtp_command(w) && !w.eq_ignore_ascii_case("quit") {
         Protocol::Gtp
     } else {
         Protocol::Uci
@@ -136,13 +136,13 @@ trait Handler {
 fn is_stop_like(p: Protocol, line: &str) -> bool {
     let t = line.trim();
     let mut words = t.split_whitespace();
-    let first = words.next().unwrap_or("");
+    let first = words.next().unwrap_or("").to_ascii_lowercase();
     match p {
         Protocol::Uci => first == "stop" || first == "quit",
         Protocol::NBoard => first == "ping" || first == "quit",
         Protocol::Gtp => {
             let cmd = if first.bytes().all(|b| b.is_ascii_digit()) {
-                words.next().unwrap_or("")
+                words.next().unwrap_or("").to_ascii_lowercase()
             } else {
                 first
             };

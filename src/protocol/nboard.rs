@@ -7,13 +7,14 @@
 
 use super::game::Game;
 use super::ggf::{self, Clock};
+use super::reply::quote_token;
 use super::time::allocate;
 use super::uci::{DEFAULT_OVERHEAD_MS, checked_move};
 use super::{Flow, Handler, Out, drain_until_best};
 use crate::engine::{Engine, EngineEvent};
 use crate::moves::Move;
 use crate::position::Position;
-use crate::search::{BestMove, Info, Limits, SolveMode};
+use crate::search::{BestMove, Bound, Info, Limits, SolveMode};
 use crossbeam_channel::Receiver;
 use std::io;
 use std::time::{Duration, Instant};
@@ -135,7 +136,9 @@ impl NBoard {
             let pos = self.game.positions()[index];
             if pos.is_game_over(&rules) {
                 let s = pos.final_score_for(rules.scoring, pos.side);
-                out.line(&format!("analysis {index} {s}.00"))?;
+                // Equal discs that the tie rule decides: who wins them.
+                let tie = pos.winner(&rules).map(|w| w == pos.side);
+                out.line(&format!("analysis {index} {}", Self::eval_text(s, tie)))?;
                 continue;
             }
             let limits = self.limits(&pos, false);
@@ -211,115 +214,241 @@ impl NBoard {
 
     fn command(&mut self, line: &str, out: &mut Out) -> io::Result<Flow> {
         let words: Vec<&str> = line.split_whitespace().collect();
-        let rules = self.engine.rules();
-        match words.as_slice() {
-            ["nboard", ..] => {
-                out.line(&format!("set myname Annex {}", env!("CARGO_PKG_VERSION")))?;
-            }
-            ["set", "depth", d] => match d.parse::<u32>() {
-                Ok(v) if (1..=60).contains(&v) => self.depth = v,
-                _ => self.error(out, &format!("set depth: invalid depth '{d}' (1..60)"))?,
-            },
-            ["set", "contempt", c] => match c.parse::<i32>() {
-                Ok(v) => {
-                    // Draw value for book lines; Annex has no book yet.
-                    self.contempt = v;
-                    log::info!("contempt {}", self.contempt);
-                }
-                Err(_) => self.error(out, &format!("set contempt: invalid value '{c}'"))?,
-            },
-            ["set", "game", ..] => {
-                let text = line.split_once("game").map(|x| x.1).unwrap_or("");
-                match ggf::parse(text, rules) {
-                    Ok(g) => {
-                        self.game = g.game;
-                        self.clock = g.clock;
-                        self.used = g.used;
-                    }
-                    Err(e) => self.error(out, &format!("set game: {e}"))?,
-                }
-            }
-            ["move", arg] => {
-                let mut fields = arg.split('/');
-                let text = fields.next().unwrap_or("");
-                let _eval = fields.next();
-                let secs = fields.next().and_then(|t| t.parse::<f64>().ok());
-                let side = self.game.current().side;
-                match text.parse::<Move>() {
-                    Ok(m) => {
-                        // A move for the side after a forced pass is fine.
-                        let color = if !m.is_pass() && self.game.current().must_pass(&rules) {
-                            side.other()
-                        } else {
-                            side
-                        };
-                        match self.game.play_for(color, m) {
-                            Ok(_) => {
-                                if let Some(s) = secs.filter(|s| s.is_finite() && *s >= 0.0) {
-                                    self.used[color as usize] +=
-                                        Duration::from_secs_f64(s.min(1e6));
-                                }
-                            }
-                            Err(e) => self.error(out, &format!("move: {e}"))?,
-                        }
-                    }
-                    Err(e) => self.error(out, &format!("move: {e}"))?,
-                }
-            }
-            ["hint", n] => match n.parse::<usize>() {
-                Ok(n) if n >= 1 => {
-                    let pos = self.game.current();
-                    if pos.is_game_over(&rules) {
-                        return Ok(Flow::Continue);
-                    }
-                    let mut l = self.limits(&pos, false);
-                    l.multipv = n.min(pos.legal_moves(&rules).len().max(1));
-                    out.line("status Annex is thinking")?;
-                    self.start(Task::Hint, pos, l);
-                }
-                _ => self.error(out, &format!("hint: invalid count '{n}'"))?,
-            },
-            ["go"] => {
-                let pos = self.game.current();
-                if pos.is_game_over(&rules) {
-                    self.error(out, "go: the game is over")?;
-                } else {
-                    let l = self.limits(&pos, true);
-                    out.line("status Annex is thinking")?;
-                    self.start(Task::Go, pos, l);
-                }
-            }
-            ["learn"] => out.line("learned")?,
-            ["analyze"] => {
+        let Some((first, args)) = words.split_first() else {
+            return Ok(Flow::Continue);
+        };
+        let r = match first.to_ascii_lowercase().as_str() {
+            // `nboard <version>`; NBoard sends 2.
+            "nboard" => at_most("nboard", args, 1).and_then(|_| {
+                out.line(&format!("set myname Annex {}", env!("CARGO_PKG_VERSION")))
+                    .map_err(Fail::Io)
+            }),
+            "set" => self.set(line, args),
+            "move" => one("move", "move", args).and_then(|a| self.play(a)),
+            "hint" => one("hint", "count", args).and_then(|n| self.hint(n, out)),
+            "go" => none("go", args).and_then(|_| self.go(out)),
+            "learn" => none("learn", args).and_then(|_| out.line("learned").map_err(Fail::Io)),
+            "analyze" => none("analyze", args).and_then(|_| {
                 let n = self.game.positions().len();
                 // Searched from the end back to the start (retrograde), so
                 // the last index is popped first.
                 let rest: Vec<usize> = (0..n).collect();
-                out.line("status Annex is analysing")?;
-                self.start_analysis(out, rest)?;
-            }
-            ["quit", ..] => return Ok(Flow::Quit),
-            _ => {
-                let w = words.first().copied().unwrap_or("");
-                self.error(out, &format!("unknown command '{w}'"))?;
-            }
+                out.line("status Annex is analysing")
+                    .and_then(|_| self.start_analysis(out, rest))
+                    .map_err(Fail::Io)
+            }),
+            "quit" => return Ok(Flow::Quit),
+            _ => Err(Fail::Msg(format!(
+                "unknown command '{}'",
+                quote_token(first)
+            ))),
+        };
+        match r {
+            Ok(()) => Ok(Flow::Continue),
+            Err(Fail::Msg(m)) => self.error(out, &m).map(|_| Flow::Continue),
+            Err(Fail::Io(e)) => Err(e),
         }
-        Ok(Flow::Continue)
     }
+
+    /// `set depth|contempt|game|option …`.
+    fn set(&mut self, line: &str, args: &[&str]) -> Result<(), Fail> {
+        let Some((what, rest)) = args.split_first() else {
+            return Err(Fail::Msg("set: missing setting".into()));
+        };
+        match what.to_ascii_lowercase().as_str() {
+            "depth" => {
+                let d = one("set depth", "depth", rest)?;
+                match d.parse::<u32>() {
+                    Ok(v) if (1..=60).contains(&v) => self.depth = v,
+                    _ => {
+                        return Err(msg(format!(
+                            "set depth: invalid depth '{}' (1..60)",
+                            quote_token(d)
+                        )));
+                    }
+                }
+            }
+            "contempt" => {
+                let c = one("set contempt", "value", rest)?;
+                // Draw value for book lines; Annex's book has none.
+                self.contempt = c.parse::<i32>().map_err(|_| {
+                    msg(format!("set contempt: invalid value '{}'", quote_token(c)))
+                })?;
+                log::info!("contempt {}", self.contempt);
+            }
+            "game" => {
+                if rest.is_empty() {
+                    return Err(msg("set game: missing record".into()));
+                }
+                let text = after_words(line, 2);
+                let g = ggf::parse(text, self.engine.rules())
+                    .map_err(|e| msg(format!("set game: {}", quote_token(&e.to_string()))))?;
+                self.game = g.game;
+                self.clock = g.clock;
+                self.used = g.used;
+            }
+            "option" => {
+                let (name, value) = match rest {
+                    [] => return Err(msg("set option: missing name".into())),
+                    [_] => return Err(msg("set option: missing value".into())),
+                    [n, _, ..] => (*n, after_words(line, 3)),
+                };
+                self.engine.wait();
+                let before = self.engine.rules();
+                self.engine
+                    .set_option(name, value)
+                    .map_err(|e| msg(format!("set option: {e}")))?;
+                if self.engine.rules() != before {
+                    // The game under the old rules no longer applies.
+                    self.game = Game::new(self.engine.rules());
+                }
+            }
+            _ => return Err(msg(format!("set: unknown setting '{}'", quote_token(what)))),
+        }
+        Ok(())
+    }
+
+    /// `move <m>[/<eval>[/<seconds>]]`.
+    fn play(&mut self, arg: &str) -> Result<(), Fail> {
+        let rules = self.game.rules();
+        let fields: Vec<&str> = arg.split('/').collect();
+        if fields.len() > 3 {
+            return Err(msg(format!("move: invalid move '{}'", quote_token(arg))));
+        }
+        let number = |i: usize, what: &str| -> Result<Option<f64>, Fail> {
+            match fields.get(i).filter(|t| !t.is_empty()) {
+                None => Ok(None),
+                Some(t) => match t.parse::<f64>() {
+                    Ok(v) if v.is_finite() => Ok(Some(v)),
+                    _ => Err(msg(format!("move: invalid {what} '{}'", quote_token(t)))),
+                },
+            }
+        };
+        let _eval = number(1, "eval")?;
+        let secs = number(2, "time")?;
+        if secs.is_some_and(|s| s < 0.0) {
+            return Err(msg(format!(
+                "move: invalid time '{}'",
+                quote_token(fields[2])
+            )));
+        }
+        let m: Move = fields[0]
+            .parse()
+            .map_err(|_| msg(format!("move: invalid move '{}'", quote_token(fields[0]))))?;
+        let side = self.game.current().side;
+        // A move for the side after a forced pass is fine.
+        let color = if !m.is_pass() && self.game.current().must_pass(&rules) {
+            side.other()
+        } else {
+            side
+        };
+        self.game
+            .play_for(color, m)
+            .map_err(|e| msg(format!("move: {e}")))?;
+        if let Some(s) = secs {
+            self.used[color as usize] += Duration::from_secs_f64(s.min(1e6));
+        }
+        Ok(())
+    }
+
+    /// `hint <n>`: the `n` best lines.
+    fn hint(&mut self, n: &str, out: &mut Out) -> Result<(), Fail> {
+        let rules = self.game.rules();
+        let n = match n.parse::<usize>() {
+            Ok(n) if n >= 1 => n,
+            _ => return Err(msg(format!("hint: invalid count '{}'", quote_token(n)))),
+        };
+        let pos = self.game.current();
+        if pos.is_game_over(&rules) {
+            return Err(msg("hint: the game is over".into()));
+        }
+        let mut l = self.limits(&pos, false);
+        l.multipv = n.min(pos.legal_moves(&rules).len().max(1));
+        out.line("status Annex is thinking").map_err(Fail::Io)?;
+        self.start(Task::Hint, pos, l);
+        Ok(())
+    }
+
+    fn go(&mut self, out: &mut Out) -> Result<(), Fail> {
+        let pos = self.game.current();
+        if pos.is_game_over(&self.game.rules()) {
+            return Err(msg("go: the game is over".into()));
+        }
+        let l = self.limits(&pos, true);
+        out.line("status Annex is thinking").map_err(Fail::Io)?;
+        self.start(Task::Go, pos, l);
+        Ok(())
+    }
+}
+
+/// Why a command failed: a user error (one `status error:` line) or output.
+enum Fail {
+    Msg(String),
+    Io(io::Error),
+}
+
+fn msg(m: String) -> Fail {
+    Fail::Msg(m)
+}
+
+/// The only argument of `cmd`.
+fn one<'a>(cmd: &str, what: &str, args: &[&'a str]) -> Result<&'a str, Fail> {
+    match args {
+        [] => Err(msg(format!("{cmd}: missing {what}"))),
+        [a] => Ok(a),
+        [_, extra, ..] => Err(unexpected(cmd, extra)),
+    }
+}
+
+/// `cmd` takes no argument.
+fn none(cmd: &str, args: &[&str]) -> Result<(), Fail> {
+    at_most(cmd, args, 0)
+}
+
+fn at_most(cmd: &str, args: &[&str], n: usize) -> Result<(), Fail> {
+    match args.get(n) {
+        Some(extra) => Err(unexpected(cmd, extra)),
+        None => Ok(()),
+    }
+}
+
+fn unexpected(cmd: &str, token: &str) -> Fail {
+    msg(format!("{cmd}: unexpected token '{}'", quote_token(token)))
+}
+
+/// `line` after its first `n` words (and the blanks after them).
+fn after_words(line: &str, n: usize) -> &str {
+    let mut rest = line.trim_start();
+    for _ in 0..n {
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        rest = rest[end..].trim_start();
+    }
+    rest.trim_end()
 }
 
 impl Handler for NBoard {
     fn line(&mut self, line: &str, out: &mut Out) -> io::Result<Flow> {
         let words: Vec<&str> = line.split_whitespace().collect();
-        match words.as_slice() {
-            ["ping", rest @ ..] => {
+        let first = words
+            .first()
+            .map(|w| w.to_ascii_lowercase())
+            .unwrap_or_default();
+        match first.as_str() {
+            "ping" => {
                 self.finish_search(out)?;
                 self.engine.prepare();
-                let n = rest.first().copied().unwrap_or("0");
-                out.line(&format!("pong {n}"))?;
+                match words[1..] {
+                    [] => out.line("pong 0"),
+                    [n] if n.parse::<i64>().is_ok() => out.line(&format!("pong {n}")),
+                    [n] => self.error(out, &format!("ping: invalid number '{}'", quote_token(n))),
+                    [_, extra, ..] => self.error(
+                        out,
+                        &format!("ping: unexpected token '{}'", quote_token(extra)),
+                    ),
+                }?;
                 Ok(Flow::Continue)
             }
-            ["quit", ..] => {
+            "quit" => {
                 self.engine.stop();
                 Ok(Flow::Quit)
             }
@@ -337,7 +466,12 @@ impl Handler for NBoard {
                     return Ok(());
                 };
                 run.nodes = i.nodes;
-                if matches!(run.task, Task::Analyze { .. }) || i.pv.is_empty() {
+                // Only exact values: a bound (an aspiration fail) would show
+                // as the move's value.
+                if matches!(run.task, Task::Analyze { .. })
+                    || i.pv.is_empty()
+                    || i.bound != Bound::Exact
+                {
                     return Ok(());
                 }
                 out.line(&format!(

@@ -301,7 +301,39 @@ fn root_search(
             }
         }
     }
+    if multipv > 1 && alpha == -INF && beta == INF {
+        exact_lines(w, rm, depth, multipv, tie);
+    }
     best
+}
+
+/// Multi-PV reports a value for each of the best `multipv` moves: one that
+/// is only a bound there (a null-window fail that ties the last line, or a
+/// re-search that fell back) is searched again with the full window.
+fn exact_lines(w: &mut Worker<'_>, rm: &mut [RootMove], depth: i32, multipv: usize, tie: i32) {
+    let mut cpv = Vec::new();
+    loop {
+        let mut order: Vec<usize> = (0..rm.len()).filter(|&i| rm[i].done).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(rm[i].score));
+        let Some(&i) = order
+            .iter()
+            .take(multipv)
+            .find(|&&i| rm[i].bound != Bound::Exact)
+        else {
+            return;
+        };
+        let c = rm[i].child;
+        let v = w.child_value(&c, -INF, INF, depth, tie, 0, &mut cpv);
+        if w.stopped {
+            return;
+        }
+        let r = &mut rm[i];
+        r.score = v;
+        r.bound = Bound::Exact;
+        r.pv.clear();
+        r.pv.push(c.mv);
+        r.pv.extend_from_slice(&cpv);
+    }
 }
 
 fn make_infos(
