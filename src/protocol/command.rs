@@ -13,6 +13,7 @@
 //! assert!(parse("go depth five").unwrap_err().to_string().contains("'five'"));
 //! ```
 
+use super::quote_token;
 use crate::moves::{Move, MoveError};
 use crate::position::{ParsePositionError, Position, parse_side, split_transcript};
 use crate::search::SolveMode;
@@ -153,13 +154,13 @@ pub enum CommandError {
 impl fmt::Display for CommandError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CommandError::Unknown(w) => write!(f, "unknown command '{w}'"),
+            CommandError::Unknown(w) => write!(f, "unknown command '{}'", quote_token(w)),
             CommandError::Missing { command, what } => write!(f, "{command}: missing {what}"),
             CommandError::BadNumber { key, token } => {
-                write!(f, "invalid number '{token}' for {key}")
+                write!(f, "invalid number '{}' for {key}", quote_token(token))
             }
             CommandError::BadToken { command, token } => {
-                write!(f, "{command}: unexpected token '{token}'")
+                write!(f, "{command}: unexpected token '{}'", quote_token(token))
             }
             CommandError::Position(e) => write!(f, "position: {e}"),
             CommandError::Move(e) => write!(f, "{e}"),

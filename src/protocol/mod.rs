@@ -62,6 +62,20 @@ impl fmt::Display for Protocol {
     }
 }
 
+/// How many characters of an input token an error line quotes at most.
+pub(crate) const QUOTE_MAX_CHARS: usize = 80;
+
+/// `s` as an error line quotes it: whole when it has at most
+/// [`QUOTE_MAX_CHARS`] characters, else its first ones (cut on a char
+/// boundary) and `…(N bytes)`, N being the whole token's length, so that a
+/// huge token never makes a huge reply.
+pub(crate) fn quote_token(s: &str) -> String {
+    match s.char_indices().nth(QUOTE_MAX_CHARS) {
+        None => s.to_string(),
+        Some((cut, _)) => format!("{}…({} bytes)", &s[..cut], s.len()),
+    }
+}
+
 /// The protocol a first command belongs to: `nboard` → NBoard; a GTP
 /// command (with or without a numeric id) → GTP; anything else (`uci`,
 /// `ugi`, `isready`, `position`, …) → the UCI-style protocol.
@@ -305,6 +319,21 @@ mod tests {
         ] {
             assert_eq!(detect(l), p, "{l}");
         }
+    }
+
+    #[test]
+    fn quoting() {
+        assert_eq!(quote_token("f5"), "f5");
+        let exact = "x".repeat(QUOTE_MAX_CHARS);
+        assert_eq!(quote_token(&exact), exact);
+        let long = "é".repeat(1000);
+        let q = quote_token(&long);
+        assert!(q.starts_with(&"é".repeat(QUOTE_MAX_CHARS)));
+        assert!(q.ends_with("…(2000 bytes)"), "{q}");
+        assert_eq!(
+            q.chars().count(),
+            QUOTE_MAX_CHARS + "…(2000 bytes)".chars().count()
+        );
     }
 
     #[test]
