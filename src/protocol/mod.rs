@@ -78,11 +78,12 @@ pub(crate) fn quote_token(s: &str) -> String {
 
 /// The protocol a first command belongs to: `nboard` → NBoard; a GTP
 /// command (with or without a numeric id) → GTP; anything else (`uci`,
-/// `ugi`, `isready`, `position`, …) → the UCI-style protocol.
+/// `ugi`, `isready`, `position`, …) → the UCI-style protocol. Command
+/// words are case-insensitive.
 pub fn detect(first_line: &str) -> Protocol {
     let mut words = first_line.split_whitespace();
     let mut w = words.next().unwrap_or("");
-    if w == "nboard" {
+    if w.eq_ignore_ascii_case("nboard") {
         return Protocol::NBoard;
     }
     if !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()) {
@@ -91,7 +92,8 @@ pub fn detect(first_line: &str) -> Protocol {
             return Protocol::Uci;
         }
     }
-    if gtp::is_gtp_command(w) && w != "quit" {
+    let w = w.to_ascii_lowercase();
+    if gtp::is_gtp_command(&w) && w != "quit" {
         Protocol::Gtp
     } else {
         Protocol::Uci
@@ -147,10 +149,12 @@ trait Handler {
 }
 
 /// Whether `line` is stop-like under `p`: the reader trips the stop handle.
+/// Command words are case-insensitive.
 fn is_stop_like(p: Protocol, line: &str) -> bool {
     let t = line.trim();
     let mut words = t.split_whitespace();
-    let first = words.next().unwrap_or("");
+    let first = words.next().unwrap_or("").to_ascii_lowercase();
+    let first = first.as_str();
     match p {
         Protocol::Uci => first == "stop" || first == "quit",
         Protocol::NBoard => first == "ping" || first == "quit",
@@ -160,7 +164,7 @@ fn is_stop_like(p: Protocol, line: &str) -> bool {
             } else {
                 first
             };
-            cmd == "quit" || t.starts_with("# interrupt")
+            cmd.eq_ignore_ascii_case("quit") || t.starts_with("# interrupt")
         }
     }
 }
@@ -316,6 +320,9 @@ mod tests {
             ("gogui-rules_game_id", Protocol::Gtp),
             ("quit", Protocol::Uci),
             ("7", Protocol::Uci),
+            ("NBoard 2", Protocol::NBoard),
+            ("Protocol_Version", Protocol::Gtp),
+            ("UCI", Protocol::Uci),
         ] {
             assert_eq!(detect(l), p, "{l}");
         }
@@ -339,6 +346,8 @@ mod tests {
     #[test]
     fn stop_words() {
         assert!(is_stop_like(Protocol::Uci, "stop"));
+        assert!(is_stop_like(Protocol::Uci, "STOP"));
+        assert!(is_stop_like(Protocol::Gtp, "3 Quit"));
         assert!(!is_stop_like(Protocol::Uci, "ping 1"));
         assert!(is_stop_like(Protocol::NBoard, "ping 3"));
         assert!(!is_stop_like(Protocol::NBoard, "stop"));
