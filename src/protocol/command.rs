@@ -634,6 +634,27 @@ mod tests {
     }
 
     #[test]
+    fn go_ranges_and_case() {
+        let multipv = crate::engine::Engine::option_specs()
+            .into_iter()
+            .find(|o| o.name == "MultiPV")
+            .unwrap();
+        assert_eq!(multipv.max, MAX_MULTIPV as i64);
+        let Command::Go(g) = parse("GO Depth 60 MULTIPV 64 movestogo 1000").unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            (g.depth, g.multipv, g.movestogo),
+            (Some(60), Some(64), Some(1000))
+        );
+        let e = parse("go multipv 65").unwrap_err().to_string();
+        assert_eq!(e, "invalid number '65' for multipv (expected 1 to 64)");
+        assert!(parse("go movetime 1000000000001").is_err());
+        assert!(parse("go btime -1000000000001").is_ok());
+        assert_eq!(parse("IsReady").unwrap(), Command::IsReady);
+    }
+
+    #[test]
     fn position_forms() {
         let start = "---------------------------OX------XO--------------------------- X";
         let Command::Position(p) = parse(&format!("position board {start} moves f5 d6")).unwrap()
