@@ -6,8 +6,9 @@
 //!   protocol from the first command (unless forced) and trips the engine's
 //!   stop handle at once on the protocol's stop-like commands (`stop`,
 //!   `quit`, NBoard `ping`, GTP `# interrupt`), so they never queue behind a
-//!   search. At end of input a finite search still runs to its end and is
-//!   answered; an infinite or pondering one is stopped; then the loop ends.
+//!   search. At end of input a finite search (depth, node or time limit)
+//!   still runs to its end and is answered; an infinite or pondering one,
+//!   or one without any limit, is stopped; then the loop ends.
 //! * the **protocol** thread (the caller of [`run`]) selects over input lines
 //!   and [`EngineEvent`]s; it is the only writer of stdout, one flushed line
 //!   at a time. A closed stdout (broken pipe) ends the session cleanly.
