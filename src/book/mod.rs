@@ -233,11 +233,12 @@ impl Book {
     /// Reads a book file.
     ///
     /// # Errors
-    /// I/O errors and those of [`Book::from_bytes`].
+    /// I/O errors and those of [`Book::from_bytes`], all as
+    /// [`BookError::Io`] naming the path: `cannot read book: <path>: …`.
     pub fn load(path: &std::path::Path) -> Result<Book, BookError> {
-        let b =
-            std::fs::read(path).map_err(|e| BookError::Io(format!("{}: {e}", path.display())))?;
-        Book::from_bytes(&b)
+        let at = |e: &dyn fmt::Display| BookError::Io(format!("{}: {e}", path.display()));
+        let b = std::fs::read(path).map_err(|e| at(&e))?;
+        Book::from_bytes(&b).map_err(|e| at(&e))
     }
 
     /// Encodes the book (positions in a deterministic order).

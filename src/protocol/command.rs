@@ -13,6 +13,7 @@
 //! assert!(parse("go depth five").unwrap_err().to_string().contains("'five'"));
 //! ```
 
+use super::quote_token;
 use crate::moves::{Move, MoveError};
 use crate::position::{ParsePositionError, Position, parse_side, split_transcript};
 use crate::search::SolveMode;
@@ -21,6 +22,15 @@ use std::time::Duration;
 
 /// Deepest `perft` the protocol accepts (it runs synchronously).
 pub const MAX_PERFT_DEPTH: u32 = 16;
+/// Deepest `go depth`: a depth at or beyond the empties solves exactly.
+pub const MAX_GO_DEPTH: u32 = 60;
+/// Most lines of `go multipv` (the `MultiPV` option's maximum).
+pub const MAX_MULTIPV: usize = 64;
+/// Largest `movestogo`.
+pub const MAX_MOVES_TO_GO: u32 = 1000;
+/// Largest time in milliseconds (`movetime`, clocks, increments): about
+/// 31 years, far above any game, far below an overflow of the clock.
+pub const MAX_MILLIS: i64 = 1_000_000_000_000;
 
 /// One command of the UCI-style protocol.
 #[derive(Clone, Debug, PartialEq)]
@@ -130,12 +140,23 @@ pub enum CommandError {
         /// What is missing.
         what: &'static str,
     },
-    /// A number that does not parse or is out of range.
+    /// A number that does not parse.
     BadNumber {
         /// The keyword it belongs to.
         key: String,
         /// The offending token.
         token: String,
+    },
+    /// A number outside the range its keyword declares.
+    OutOfRange {
+        /// The keyword it belongs to.
+        key: &'static str,
+        /// The offending token.
+        token: String,
+        /// The least value accepted.
+        min: i128,
+        /// The greatest value accepted.
+        max: i128,
     },
     /// A token the command does not take.
     BadToken {
@@ -153,23 +174,56 @@ pub enum CommandError {
 impl fmt::Display for CommandError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CommandError::Unknown(w) => write!(f, "unknown command '{w}'"),
+            CommandError::Unknown(w) => write!(f, "unknown command '{}'", quote_token(w)),
             CommandError::Missing { command, what } => write!(f, "{command}: missing {what}"),
             CommandError::BadNumber { key, token } => {
-                write!(f, "invalid number '{token}' for {key}")
+                write!(f, "invalid number '{}' for {key}", quote_token(token))
             }
+            CommandError::OutOfRange {
+                key,
+                token,
+                min,
+                max,
+            } => write!(
+                f,
+                "invalid number '{}' for {key} (expected {min} to {max})",
+                quote_token(token)
+            ),
             CommandError::BadToken { command, token } => {
-                write!(f, "{command}: unexpected token '{token}'")
+                write!(f, "{command}: unexpected token '{}'", quote_token(token))
             }
-            CommandError::Position(e) => write!(f, "position: {e}"),
-            CommandError::Move(e) => write!(f, "{e}"),
+            CommandError::Position(e) => write!(f, "position: {}", short_position_error(e)),
+            CommandError::Move(e) => write!(f, "{}", short_move_error(e)),
         }
     }
 }
 
 impl std::error::Error for CommandError {}
 
+/// `e` with its echoed token cut by [`quote_token`].
+fn short_move_error(e: &MoveError) -> MoveError {
+    match e {
+        MoveError::Syntax(t) => MoveError::Syntax(quote_token(t)),
+        MoveError::Illegal(t) => MoveError::Illegal(quote_token(t)),
+        MoveError::Ambiguous(t) => MoveError::Ambiguous(quote_token(t)),
+    }
+}
+
+/// `e` with its echoed token cut by [`quote_token`].
+fn short_position_error(e: &ParsePositionError) -> ParsePositionError {
+    match e {
+        ParsePositionError::BadSide(s) => ParsePositionError::BadSide(quote_token(s)),
+        ParsePositionError::Obf(s) => ParsePositionError::Obf(quote_token(s)),
+        ParsePositionError::Move { ply, error } => ParsePositionError::Move {
+            ply: *ply,
+            error: short_move_error(error),
+        },
+        e => e.clone(),
+    }
+}
+
 /// Parses one line. Blank lines are not commands: the caller skips them.
+/// Command words and keywords are case-insensitive (`GO DEPTH 3`).
 ///
 /// # Errors
 /// See [`CommandError`].
@@ -191,7 +245,7 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
             })
         }
     };
-    match first {
+    match first.to_ascii_lowercase().as_str() {
         "uci" => no_args(Command::Uci),
         "ugi" => no_args(Command::Ugi),
         "isready" => no_args(Command::IsReady),
@@ -203,8 +257,8 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
         "d" => no_args(Command::Display),
         "eval" => no_args(Command::Eval),
         "debug" => match rest {
-            ["on"] => Ok(Command::Debug(true)),
-            ["off"] => Ok(Command::Debug(false)),
+            [w] if w.eq_ignore_ascii_case("on") => Ok(Command::Debug(true)),
+            [w] if w.eq_ignore_ascii_case("off") => Ok(Command::Debug(false)),
             [] => Err(CommandError::Missing {
                 command: "debug",
                 what: "on or off",
@@ -218,9 +272,9 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
         "position" => parse_position(rest).map(Command::Position),
         "go" => parse_go(rest).map(|g| Command::Go(Box::new(g))),
         "query" => match rest {
-            ["gameover"] => Ok(Command::Query(Query::GameOver)),
-            ["p1turn"] => Ok(Command::Query(Query::P1Turn)),
-            ["result"] => Ok(Command::Query(Query::Result)),
+            [w] if w.eq_ignore_ascii_case("gameover") => Ok(Command::Query(Query::GameOver)),
+            [w] if w.eq_ignore_ascii_case("p1turn") => Ok(Command::Query(Query::P1Turn)),
+            [w] if w.eq_ignore_ascii_case("result") => Ok(Command::Query(Query::Result)),
             [] => Err(CommandError::Missing {
                 command: "query",
                 what: "gameover, p1turn or result",
@@ -237,16 +291,10 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
                     what: "a depth",
                 });
             };
-            let depth = number::<u32>("perft", d)?;
-            if depth > MAX_PERFT_DEPTH {
-                return Err(CommandError::BadNumber {
-                    key: format!("perft (at most {MAX_PERFT_DEPTH})"),
-                    token: d.to_string(),
-                });
-            }
+            let depth = ranged("perft", d, 0, MAX_PERFT_DEPTH.into())? as u32;
             let divide = match &rest[1..] {
                 [] => false,
-                ["divide"] => true,
+                [w] if w.eq_ignore_ascii_case("divide") => true,
                 [t, ..] => {
                     return Err(CommandError::BadToken {
                         command: "perft",
@@ -256,7 +304,7 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
             };
             Ok(Command::Perft { depth, divide })
         }
-        w => Err(CommandError::Unknown(w.to_string())),
+        _ => Err(CommandError::Unknown(first.to_string())),
     }
 }
 
@@ -279,9 +327,24 @@ fn number<T: std::str::FromStr>(key: &str, token: &str) -> Result<T, CommandErro
     })
 }
 
+/// An integer in `min..=max`; outside it, [`CommandError::OutOfRange`].
+fn ranged(key: &'static str, token: &str, min: i128, max: i128) -> Result<i128, CommandError> {
+    let v: i128 = number(key, token)?;
+    if (min..=max).contains(&v) {
+        Ok(v)
+    } else {
+        Err(CommandError::OutOfRange {
+            key,
+            token: token.to_string(),
+            min,
+            max,
+        })
+    }
+}
+
 fn parse_setoption(rest: &[&str]) -> Result<Command, CommandError> {
     match rest.first() {
-        Some(&"name") => {}
+        Some(w) if w.eq_ignore_ascii_case("name") => {}
         Some(t) => {
             return Err(CommandError::BadToken {
                 command: "setoption",
@@ -296,7 +359,7 @@ fn parse_setoption(rest: &[&str]) -> Result<Command, CommandError> {
         }
     }
     let rest = &rest[1..];
-    let (name, value) = match rest.iter().position(|w| *w == "value") {
+    let (name, value) = match rest.iter().position(|w| w.eq_ignore_ascii_case("value")) {
         Some(i) => (&rest[..i], &rest[i + 1..]),
         None => (rest, &[][..]),
     };
@@ -317,31 +380,31 @@ fn parse_setoption(rest: &[&str]) -> Result<Command, CommandError> {
 /// # Errors
 /// Unknown base keyword, malformed board/FEN, malformed move token.
 pub fn parse_position(rest: &[&str]) -> Result<PositionCmd, CommandError> {
-    let moves_at = rest.iter().position(|w| *w == "moves");
+    let moves_at = rest.iter().position(|w| w.eq_ignore_ascii_case("moves"));
     let (head, tail) = match moves_at {
         Some(i) => (&rest[..i], &rest[i + 1..]),
         None => (rest, &[][..]),
     };
-    let base = match head {
-        ["startpos"] => None,
-        ["startpos", t, ..] => {
+    let Some((kind, args)) = head.split_first() else {
+        return Err(CommandError::Missing {
+            command: "position",
+            what: "startpos, board <64 squares> <X|O> or fen <fen>",
+        });
+    };
+    let base = match (kind.to_ascii_lowercase().as_str(), args) {
+        ("startpos", []) => None,
+        ("startpos", [t, ..]) => {
             return Err(CommandError::BadToken {
                 command: "position",
                 token: t.to_string(),
             });
         }
-        ["board", args @ ..] => Some(parse_board_tokens(args)?),
-        ["fen", args @ ..] => Some(parse_fen(args)?),
-        [] => {
-            return Err(CommandError::Missing {
-                command: "position",
-                what: "startpos, board <64 squares> <X|O> or fen <fen>",
-            });
-        }
-        [t, ..] => {
+        ("board", args) => Some(parse_board_tokens(args)?),
+        ("fen", args) => Some(parse_fen(args)?),
+        _ => {
             return Err(CommandError::BadToken {
                 command: "position",
-                token: t.to_string(),
+                token: kind.to_string(),
             });
         }
     };
@@ -449,9 +512,20 @@ const GO_KEYS: &[&str] = &[
     "searchmoves",
 ];
 
-fn millis(key: &str, token: &str) -> Result<Duration, CommandError> {
+/// A clock or increment in milliseconds, at most [`MAX_MILLIS`].
+fn millis(key: &'static str, token: &str) -> Result<Duration, CommandError> {
     // GUIs send negative clocks when a player is already late: clamp to 0.
-    let v: i64 = number(key, token)?;
+    let v = ranged(key, token, i128::MIN, MAX_MILLIS.into()).map_err(|e| match e {
+        CommandError::OutOfRange {
+            key, token, max, ..
+        } => CommandError::OutOfRange {
+            key,
+            token,
+            min: 0,
+            max,
+        },
+        e => e,
+    })?;
     Ok(Duration::from_millis(v.max(0) as u64))
 }
 
@@ -462,9 +536,21 @@ fn millis(key: &str, token: &str) -> Result<Duration, CommandError> {
 pub fn parse_go(rest: &[&str]) -> Result<GoParams, CommandError> {
     let mut g = GoParams::default();
     let mut i = 0;
+    let is_key = |w: &str| GO_KEYS.iter().any(|k| k.eq_ignore_ascii_case(w));
     while i < rest.len() {
-        let key = rest[i];
+        let word = rest[i];
         i += 1;
+        // The keyword as the protocol spells it, for matching and messages.
+        let Some(key) = GO_KEYS
+            .iter()
+            .copied()
+            .find(|k| k.eq_ignore_ascii_case(word))
+        else {
+            return Err(CommandError::BadToken {
+                command: "go",
+                token: word.to_string(),
+            });
+        };
         let mut arg = || -> Result<&str, CommandError> {
             let v = rest.get(i).copied().ok_or(CommandError::BadNumber {
                 key: key.to_string(),
@@ -474,40 +560,31 @@ pub fn parse_go(rest: &[&str]) -> Result<GoParams, CommandError> {
             Ok(v)
         };
         match key {
-            "depth" => g.depth = Some(number(key, arg()?)?),
-            "nodes" => g.nodes = Some(number(key, arg()?)?),
-            "movetime" => g.movetime = Some(millis(key, arg()?)?),
+            "depth" => g.depth = Some(ranged(key, arg()?, 1, MAX_GO_DEPTH.into())? as u32),
+            "nodes" => g.nodes = Some(ranged(key, arg()?, 1, u64::MAX.into())? as u64),
+            "movetime" => {
+                let ms = ranged(key, arg()?, 0, MAX_MILLIS.into())?;
+                g.movetime = Some(Duration::from_millis(ms as u64));
+            }
             "btime" | "p1time" => g.time[0] = Some(millis(key, arg()?)?),
             "wtime" | "p2time" => g.time[1] = Some(millis(key, arg()?)?),
             "binc" | "p1inc" => g.inc[0] = Some(millis(key, arg()?)?),
             "winc" | "p2inc" => g.inc[1] = Some(millis(key, arg()?)?),
-            "movestogo" => g.movestogo = Some(number(key, arg()?)?),
-            "multipv" => {
-                let n: usize = number(key, arg()?)?;
-                if n == 0 {
-                    return Err(CommandError::BadNumber {
-                        key: key.to_string(),
-                        token: "0".into(),
-                    });
-                }
-                g.multipv = Some(n);
+            "movestogo" => {
+                g.movestogo = Some(ranged(key, arg()?, 1, MAX_MOVES_TO_GO.into())? as u32);
             }
+            "multipv" => g.multipv = Some(ranged(key, arg()?, 1, MAX_MULTIPV as i128)? as usize),
             "infinite" => g.infinite = true,
             "ponder" => g.ponder = true,
             "solve" => g.solve = Some(SolveMode::Exact),
             "wld" => g.solve = Some(SolveMode::Wld),
-            "searchmoves" => {
-                while i < rest.len() && !GO_KEYS.contains(&rest[i]) {
+            _ => {
+                // searchmoves: the moves up to the next keyword.
+                while i < rest.len() && !is_key(rest[i]) {
                     g.searchmoves
                         .push(rest[i].parse().map_err(CommandError::Move)?);
                     i += 1;
                 }
-            }
-            t => {
-                return Err(CommandError::BadToken {
-                    command: "go",
-                    token: t.to_string(),
-                });
             }
         }
     }
@@ -554,6 +631,27 @@ mod tests {
         ] {
             assert!(parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn go_ranges_and_case() {
+        let multipv = crate::engine::Engine::option_specs()
+            .into_iter()
+            .find(|o| o.name == "MultiPV")
+            .unwrap();
+        assert_eq!(multipv.max, MAX_MULTIPV as i64);
+        let Command::Go(g) = parse("GO Depth 60 MULTIPV 64 movestogo 1000").unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            (g.depth, g.multipv, g.movestogo),
+            (Some(60), Some(64), Some(1000))
+        );
+        let e = parse("go multipv 65").unwrap_err().to_string();
+        assert_eq!(e, "invalid number '65' for multipv (expected 1 to 64)");
+        assert!(parse("go movetime 1000000000001").is_err());
+        assert!(parse("go btime -1000000000001").is_ok());
+        assert_eq!(parse("IsReady").unwrap(), Command::IsReady);
     }
 
     #[test]

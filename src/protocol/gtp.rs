@@ -6,7 +6,8 @@
 //! convention of Edax, so that gogui-twogtp games between the two agree.
 
 use super::game::{Game, color_name};
-use super::reply::{final_result, quote_token};
+use super::quote_token;
+use super::reply::final_result;
 use super::time::allocate;
 use super::uci::{DEFAULT_OVERHEAD_MS, checked_move};
 use super::{Flow, Handler, Out, drain_until_best};

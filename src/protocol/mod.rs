@@ -6,8 +6,9 @@
 //!   protocol from the first command (unless forced) and trips the engine's
 //!   stop handle at once on the protocol's stop-like commands (`stop`,
 //!   `quit`, NBoard `ping`, GTP `# interrupt`), so they never queue behind a
-//!   search. At end of input a finite search still runs to its end and is
-//!   answered; an infinite or pondering one is stopped; then the loop ends.
+//!   search. At end of input a finite search (depth, node or time limit)
+//!   still runs to its end and is answered; an infinite or pondering one,
+//!   or one without any limit, is stopped; then the loop ends.
 //! * the **protocol** thread (the caller of [`run`]) selects over input lines
 //!   and [`EngineEvent`]s; it is the only writer of stdout, one flushed line
 //!   at a time. A closed stdout (broken pipe) ends the session cleanly.
@@ -62,9 +63,24 @@ impl fmt::Display for Protocol {
     }
 }
 
+/// How many characters of an input token an error line quotes at most.
+pub(crate) const QUOTE_MAX_CHARS: usize = 80;
+
+/// `s` as an error line quotes it: whole when it has at most
+/// [`QUOTE_MAX_CHARS`] characters, else its first ones (cut on a char
+/// boundary) and `…(N bytes)`, N being the whole token's length, so that a
+/// huge token never makes a huge reply.
+pub(crate) fn quote_token(s: &str) -> String {
+    match s.char_indices().nth(QUOTE_MAX_CHARS) {
+        None => s.to_string(),
+        Some((cut, _)) => format!("{}…({} bytes)", &s[..cut], s.len()),
+    }
+}
+
 /// The protocol a first command belongs to: `nboard` → NBoard; a GTP
 /// command (with or without a numeric id) → GTP; anything else (`uci`,
-/// `ugi`, `isready`, `position`, …) → the UCI-style protocol.
+/// `ugi`, `isready`, `position`, …) → the UCI-style protocol. Command
+/// words are case-insensitive.
 pub fn detect(first_line: &str) -> Protocol {
     let mut words = first_line.split_whitespace();
     let mut w = words.next().unwrap_or("");
@@ -77,7 +93,8 @@ pub fn detect(first_line: &str) -> Protocol {
             return Protocol::Uci;
         }
     }
-    if gtp::is_gtp_command(w) && !w.eq_ignore_ascii_case("quit") {
+    let w = w.to_ascii_lowercase();
+    if gtp::is_gtp_command(&w) && w != "quit" {
         Protocol::Gtp
     } else {
         Protocol::Uci
@@ -133,6 +150,7 @@ trait Handler {
 }
 
 /// Whether `line` is stop-like under `p`: the reader trips the stop handle.
+/// Command words are case-insensitive.
 fn is_stop_like(p: Protocol, line: &str) -> bool {
     let t = line.trim();
     let mut words = t.split_whitespace();
@@ -146,7 +164,7 @@ fn is_stop_like(p: Protocol, line: &str) -> bool {
             } else {
                 first
             };
-            cmd == "quit" || t.starts_with("# interrupt")
+            cmd.eq_ignore_ascii_case("quit") || t.starts_with("# interrupt")
         }
     }
 }
@@ -302,14 +320,34 @@ mod tests {
             ("gogui-rules_game_id", Protocol::Gtp),
             ("quit", Protocol::Uci),
             ("7", Protocol::Uci),
+            ("NBoard 2", Protocol::NBoard),
+            ("Protocol_Version", Protocol::Gtp),
+            ("UCI", Protocol::Uci),
         ] {
             assert_eq!(detect(l), p, "{l}");
         }
     }
 
     #[test]
+    fn quoting() {
+        assert_eq!(quote_token("f5"), "f5");
+        let exact = "x".repeat(QUOTE_MAX_CHARS);
+        assert_eq!(quote_token(&exact), exact);
+        let long = "é".repeat(1000);
+        let q = quote_token(&long);
+        assert!(q.starts_with(&"é".repeat(QUOTE_MAX_CHARS)));
+        assert!(q.ends_with("…(2000 bytes)"), "{q}");
+        assert_eq!(
+            q.chars().count(),
+            QUOTE_MAX_CHARS + "…(2000 bytes)".chars().count()
+        );
+    }
+
+    #[test]
     fn stop_words() {
         assert!(is_stop_like(Protocol::Uci, "stop"));
+        assert!(is_stop_like(Protocol::Uci, "STOP"));
+        assert!(is_stop_like(Protocol::Gtp, "3 Quit"));
         assert!(!is_stop_like(Protocol::Uci, "ping 1"));
         assert!(is_stop_like(Protocol::NBoard, "ping 3"));
         assert!(!is_stop_like(Protocol::NBoard, "stop"));

@@ -7,7 +7,7 @@
 
 use super::game::Game;
 use super::ggf::{self, Clock};
-use super::reply::quote_token;
+use super::quote_token;
 use super::time::allocate;
 use super::uci::{DEFAULT_OVERHEAD_MS, checked_move};
 use super::{Flow, Handler, Out, drain_until_best};

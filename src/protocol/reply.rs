@@ -147,21 +147,6 @@ pub fn discs(units: i32, scale: i32) -> String {
     format!("{v:.2}")
 }
 
-/// How many characters of an input token an error line quotes at most.
-pub(crate) const QUOTE_MAX_CHARS: usize = 80;
-
-/// `s` as an error line quotes it: whole when it has at most
-/// [`QUOTE_MAX_CHARS`] characters, else its first ones (cut on a char
-/// boundary) and `…(N bytes)`, N being the whole token's length, so that a
-/// huge token never makes a huge reply. (The same as the UCI side's helper
-/// in `protocol/mod.rs`; one of the two goes at the merge.)
-pub(crate) fn quote_token(s: &str) -> String {
-    match s.char_indices().nth(QUOTE_MAX_CHARS) {
-        None => s.to_string(),
-        Some((cut, _)) => format!("{}…({} bytes)", &s[..cut], s.len()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,14 +165,6 @@ mod tests {
             score_tokens(-3, None, Bound::Upper, false, false, ScoreStyle::Cp),
             "score cp -300 upperbound"
         );
-    }
-
-    #[test]
-    fn quoting() {
-        assert_eq!(quote_token("f5"), "f5");
-        let q = quote_token(&"é".repeat(1000));
-        assert!(q.starts_with(&"é".repeat(QUOTE_MAX_CHARS)));
-        assert!(q.ends_with("…(2000 bytes)"), "{q}");
     }
 
     #[test]

@@ -5,7 +5,7 @@ use super::command::{self, Command, GoParams, PositionCmd, Query};
 use super::game::Game;
 use super::reply::{self, ScoreStyle};
 use super::time::allocate;
-use super::{Flow, Handler, Out, drain_until_best};
+use super::{Flow, Handler, Out, drain_until_best, quote_token};
 use crate::board::Color;
 use crate::engine::{Engine, EngineEvent, OptionKind};
 use crate::eval::SCALE;
@@ -21,6 +21,8 @@ use std::time::{Duration, Instant};
 pub(super) const MOVE_OVERHEAD: &str = "Move Overhead";
 /// Its default in milliseconds.
 pub(super) const DEFAULT_OVERHEAD_MS: u64 = 30;
+/// Its maximum in milliseconds.
+const MAX_OVERHEAD_MS: u64 = 10_000;
 
 /// The position a search runs on, to check its answer.
 struct Running {
@@ -28,8 +30,9 @@ struct Running {
     /// Held until `stop` or `ponderhit`: stopped at end of input.
     held: bool,
     infinite: bool,
-    /// `stop` was sent: the BestMove is on its way.
-    stopping: bool,
+    /// It has a depth, node or time limit: it ends by itself, so end of
+    /// input lets it finish. A search without one is stopped there.
+    bounded: bool,
 }
 
 pub(super) struct Uci {
@@ -126,29 +129,33 @@ impl Uci {
             out.line(&s)?;
         }
         out.line(&format!(
-            "option name {MOVE_OVERHEAD} type spin default {DEFAULT_OVERHEAD_MS} min 0 max 10000"
+            "option name {MOVE_OVERHEAD} type spin default {DEFAULT_OVERHEAD_MS} min 0 max {MAX_OVERHEAD_MS}"
         ))?;
         out.line(if ugi { "ugiok" } else { "uciok" })
     }
 
     fn set_option(&mut self, out: &mut Out, name: &str, value: &str) -> io::Result<()> {
+        if self.running.is_some() {
+            return self.error(out, "cannot change options while searching");
+        }
         if name.eq_ignore_ascii_case(MOVE_OVERHEAD) {
             return match value.parse::<u64>() {
-                Ok(v) if v <= 10_000 => {
+                Ok(v) if v <= MAX_OVERHEAD_MS => {
                     self.overhead = Duration::from_millis(v);
                     Ok(())
                 }
                 _ => self.error(
                     out,
-                    &format!("invalid value '{value}' for option {MOVE_OVERHEAD} (0..10000)"),
+                    &format!(
+                        "invalid value '{}' for option {MOVE_OVERHEAD} (expected 0 to {MAX_OVERHEAD_MS})",
+                        quote_token(value)
+                    ),
                 ),
             };
         }
-        if self.running.is_none() {
-            // The BestMove is in: let the engine's controller thread end,
-            // so that it no longer counts as searching.
-            self.engine.wait();
-        }
+        // The BestMove is in: let the engine's controller thread end, so
+        // that it no longer counts as searching.
+        self.engine.wait();
         let before = self.engine.rules();
         match self.engine.set_option(name, value) {
             Ok(()) => {
@@ -158,11 +165,14 @@ impl Uci {
                 }
                 Ok(())
             }
-            Err(e) => self.error(out, &e),
+            Err(e) => self.error(out, &shorten(&e, &[name, value])),
         }
     }
 
     fn set_position(&mut self, out: &mut Out, p: PositionCmd) -> io::Result<()> {
+        if self.running.is_some() {
+            return self.error(out, "position: busy searching (send stop first)");
+        }
         let rules = self.engine.rules();
         let base = p.base.unwrap_or_else(|| Position::start(&rules));
         if !base.board.is_valid() {
@@ -176,6 +186,8 @@ impl Uci {
             }
             if let Err(e) = g.play(*m) {
                 let ply = g.moves().len() + 1;
+                let e = shorten(&e.to_string(), &[tok]);
+                let tok = quote_token(tok);
                 return self.error(out, &format!("position: ply {ply} '{tok}': {e}"));
             }
         }
@@ -237,7 +249,7 @@ impl Uci {
             pos,
             held: g.ponder || g.infinite,
             infinite: g.infinite,
-            stopping: false,
+            bounded: limits.depth.is_some() || limits.nodes.is_some() || limits.movetime.is_some(),
         });
         self.engine.go(pos, limits);
         Ok(())
@@ -326,6 +338,19 @@ impl Uci {
     }
 }
 
+/// `msg` with each long input of `inputs` that it echoes cut by
+/// [`quote_token`] (engine messages quote option names and values whole).
+fn shorten(msg: &str, inputs: &[&str]) -> String {
+    let mut s = msg.to_string();
+    for i in inputs {
+        let q = quote_token(i);
+        if q.len() < i.len() {
+            s = s.replace(i, &q);
+        }
+    }
+    s
+}
+
 /// `m` when it is legal at `pos`, else (engine fault) the first legal move
 /// or the pass the position needs. Never returns an illegal move.
 pub(super) fn checked_move(pos: &Position, rules: &crate::rules::RuleSet, m: Move) -> Move {
@@ -348,6 +373,11 @@ pub(super) fn checked_move(pos: &Position, rules: &crate::rules::RuleSet, m: Mov
 
 impl Handler for Uci {
     fn line(&mut self, line: &str, out: &mut Out) -> io::Result<Flow> {
+        // Events that came in first are answered first (a finished
+        // search's BestMove before the next command).
+        while let Ok(ev) = self.events.try_recv() {
+            self.event(ev, out)?;
+        }
         let cmd = match command::parse(line) {
             Ok(c) => c,
             Err(e) => {
@@ -355,16 +385,6 @@ impl Handler for Uci {
                 return Ok(Flow::Continue);
             }
         };
-        // After `stop` the answer is due at once: commands that need an idle
-        // engine wait for it instead of failing.
-        if self.running.as_ref().is_some_and(|r| r.stopping)
-            && matches!(
-                cmd,
-                Command::SetOption { .. } | Command::Go(_) | Command::Perft { .. }
-            )
-        {
-            self.finish_search(out)?;
-        }
         match cmd {
             Command::Uci => self.identify(out, false)?,
             Command::Ugi => self.identify(out, true)?,
@@ -382,12 +402,9 @@ impl Handler for Uci {
             }
             Command::Position(p) => self.set_position(out, p)?,
             Command::Go(g) => self.go(out, *g)?,
-            Command::Stop => {
-                if let Some(r) = &mut self.running {
-                    r.stopping = true;
-                    self.engine.stop();
-                }
-            }
+            // The reader has already tripped the stop: the BestMove is due
+            // at once, and it is written before any later command's answer.
+            Command::Stop => self.finish_search(out)?,
             Command::PonderHit => {
                 if let Some(r) = &mut self.running {
                     r.held = r.infinite;
@@ -435,7 +452,7 @@ impl Handler for Uci {
         let Some(run) = &self.running else {
             return Ok(());
         };
-        if run.held {
+        if run.held || !run.bounded {
             self.engine.stop();
         }
         self.drain(out)
