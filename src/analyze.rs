@@ -345,18 +345,38 @@ impl Analyzer {
     }
 
     /// Analyses every line of `input`, calling `emit` with each JSON line.
-    /// Returns the number of lines that could not be read.
-    pub fn run(&mut self, input: impl std::io::BufRead, emit: &mut dyn FnMut(&str)) -> usize {
+    /// Returns the number of lines that could not be read. A line that is
+    /// not valid UTF-8 gets its error object and the next line is read;
+    /// only a failing read ends the input.
+    ///
+    /// # Errors
+    /// The first error of `emit` (the output is gone), which ends the run.
+    pub fn run(
+        &mut self,
+        mut input: impl std::io::BufRead,
+        emit: &mut dyn FnMut(&str) -> std::io::Result<()>,
+    ) -> std::io::Result<usize> {
         let mut errors = 0;
         let with_moves = self.options.all_moves || self.options.limits.multipv > 1;
-        for (i, line) in input.lines().enumerate() {
-            let n = i + 1;
-            let line = match line {
-                Ok(l) => l,
+        let mut bytes = Vec::new();
+        for n in 1.. {
+            bytes.clear();
+            match input.read_until(b'\n', &mut bytes) {
+                Ok(0) => break,
+                Ok(_) => {}
                 Err(e) => {
-                    emit(&error_json(n, "", &format!("cannot read input: {e}")));
+                    emit(&error_json(n, "", &format!("cannot read input: {e}")))?;
                     errors += 1;
                     break;
+                }
+            }
+            let line = match std::str::from_utf8(&bytes) {
+                Ok(l) => l,
+                Err(_) => {
+                    let lossy = String::from_utf8_lossy(&bytes);
+                    emit(&error_json(n, lossy.trim(), "input is not valid UTF-8"))?;
+                    errors += 1;
+                    continue;
                 }
             };
             let t = line.trim();
@@ -366,15 +386,15 @@ impl Analyzer {
             match parse_input(t, &self.rules) {
                 Ok(pos) => {
                     let a = self.analyze(pos);
-                    emit(&a.to_json(n, with_moves));
+                    emit(&a.to_json(n, with_moves))?;
                 }
                 Err(e) => {
                     errors += 1;
-                    emit(&error_json(n, t, &e));
+                    emit(&error_json(n, t, &e))?;
                 }
             }
         }
-        errors
+        Ok(errors)
     }
 }
 

@@ -4,7 +4,10 @@
 use annex::book::build::BuildOptions;
 use annex::perft::{Convention, PerftOptions, divide};
 use annex::position::Position;
+use annex::tools::args;
+use annex::tools::{ToolError, ToolResult, print_line};
 use clap::{Parser, Subcommand};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -52,11 +55,11 @@ enum BookCommand {
         /// Output file.
         #[arg(long, default_value = "book/annex.book")]
         out: PathBuf,
-        /// Plies of each game taken into the book.
-        #[arg(long, default_value_t = 20)]
+        /// Plies of each game taken into the book (1-60).
+        #[arg(long, default_value_t = 20, value_parser = args::book_plies())]
         plies: usize,
-        /// Games a move needs to enter the book.
-        #[arg(long, default_value_t = 4)]
+        /// Games a move needs to enter the book (at least 1).
+        #[arg(long, default_value_t = 4, value_parser = args::positive_u32())]
         min_games: u32,
         /// WTHOR files (.wtb).
         #[arg(required = true)]
@@ -75,7 +78,8 @@ enum BookCommand {
 
 #[derive(clap::Args)]
 struct PerftArgs {
-    /// Depth in plies.
+    /// Depth in plies (0-20).
+    #[arg(value_parser = args::perft_depth())]
     depth: u32,
     /// Print the count below each move.
     #[arg(long)]
@@ -83,11 +87,11 @@ struct PerftArgs {
     /// Pass convention: oeis, carry or nopass.
     #[arg(long, default_value = "oeis")]
     convention: String,
-    /// Threads.
-    #[arg(long, default_value_t = 1)]
+    /// Threads (1-256).
+    #[arg(long, default_value_t = 1, value_parser = args::threads())]
     threads: usize,
-    /// Count table size in MiB.
-    #[arg(long, default_value_t = 256)]
+    /// Count table size in MiB (1-65536).
+    #[arg(long, default_value_t = 256, value_parser = args::hash_mb())]
     hash: usize,
     /// Start from this board: "<64 chars> <X|O>".
     #[arg(long, allow_hyphen_values = true)]
@@ -99,7 +103,7 @@ struct PerftArgs {
     rules: annex::tools::RuleFlags,
 }
 
-fn run_perft(a: &PerftArgs) -> Result<(), String> {
+fn run_perft(a: &PerftArgs) -> ToolResult {
     let rules = a.rules.rules()?;
     let conv: Convention = a.convention.parse()?;
     let mut pos = match &a.board {
@@ -113,9 +117,10 @@ fn run_perft(a: &PerftArgs) -> Result<(), String> {
     let t = Instant::now();
     let opt = PerftOptions {
         convention: conv,
-        threads: a.threads.max(1),
-        hash_mb: a.hash.max(1),
+        threads: a.threads,
+        hash_mb: a.hash,
     };
+    let mut out = std::io::stdout().lock();
     let total = if depth == 0 {
         1
     } else if pos.is_game_over(&rules) {
@@ -124,16 +129,18 @@ fn run_perft(a: &PerftArgs) -> Result<(), String> {
         let parts = divide(&pos.board, &rules, depth, opt);
         if a.divide {
             for (m, n) in &parts {
-                println!("{m} {n}");
+                writeln!(out, "{m} {n}")?;
             }
         }
         parts.iter().map(|x| x.1).sum()
     };
     let s = t.elapsed().as_secs_f64();
-    println!(
+    writeln!(
+        out,
         "{total} leaves, depth {depth}, {conv}, {s:.3} s, {:.0} leaves/s",
         total as f64 / s.max(1e-9)
-    );
+    )?;
+    out.flush()?;
     Ok(())
 }
 
@@ -149,8 +156,8 @@ fn main() -> ExitCode {
         .target(env_logger::Target::Stderr)
         .init();
     let cli = Cli::parse();
-    let result = match cli.command {
-        None => run_protocol(cli.protocol.as_deref()),
+    let result: ToolResult = match cli.command {
+        None => run_protocol(cli.protocol.as_deref()).map_err(ToolError::from),
         Some(Command::Perft(a)) => run_perft(&a),
         Some(Command::Book(BookCommand::Build {
             out,
@@ -158,22 +165,27 @@ fn main() -> ExitCode {
             min_games,
             files,
         })) => annex::tools::book::build(&files, BuildOptions { plies, min_games }, &out)
-            .map(|s| println!("{s}")),
+            .map_err(ToolError::from)
+            .and_then(|s| print_line(&s)),
         Some(Command::Book(BookCommand::Show { file, moves })) => {
-            annex::tools::book::show(file.as_deref(), &moves).map(|s| println!("{s}"))
+            annex::tools::book::show(file.as_deref(), &moves)
+                .map_err(ToolError::from)
+                .and_then(|s| print_line(&s))
         }
         Some(Command::Solo(a)) => annex::tools::solo::run(&a),
         Some(Command::Solve(a)) => annex::tools::solve::run(&a),
         Some(Command::Bench(a)) => annex::tools::bench::run(&a).map(|_| ()),
-        Some(Command::Train(a)) => train_tool::run(&a),
+        Some(Command::Train(a)) => train_tool::run(&a).map_err(ToolError::from),
         Some(Command::EvalMeasure(a)) => train_tool::measure(&a),
-        Some(Command::Match(a)) => annex::tools::match_::run(&a),
+        Some(Command::Match(a)) => annex::tools::match_::run(&a).map_err(ToolError::from),
         Some(Command::Analyze(a)) => annex::tools::analyze::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader went away (`| head`): end quietly, as on SIGPIPE.
+        Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("annex: error: {e}");
+            let _ = writeln!(std::io::stderr(), "annex: error: {e}");
             ExitCode::from(2)
         }
     }

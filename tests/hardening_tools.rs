@@ -1,1 +1,309 @@
 //! Regression tests for issue #12 (hardening): tools.
+//!
+//! Each test runs the real `annex` binary with real pipes (or real files as
+//! stdout) and checks what a script would see: the output lines, stderr and
+//! the exit status.
+
+use std::io::{Read, Write};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// A generous wait for a tool that should end quickly (CI machines are
+/// loaded); a tool still running after it has hung.
+const HANG: Duration = Duration::from_secs(120);
+
+fn annex() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_annex"))
+}
+
+/// The small OBF fixture: a finished game, a forced pass, a one-move end.
+fn fixture() -> String {
+    format!(
+        "{}/tests/data/hardening_solve.obf",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// Waits for `child` (killed after [`HANG`]) and returns its status and
+/// stderr.
+fn wait(mut child: Child, what: &str) -> (ExitStatus, String) {
+    let start = Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().expect("wait for annex") {
+            break st;
+        }
+        if start.elapsed() > HANG {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: annex did not end");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut err);
+    }
+    (status, err)
+}
+
+/// Runs `annex args` with `input` on stdin; returns status, stdout, stderr.
+fn run(args: &[&str], input: &[u8]) -> (ExitStatus, String, String) {
+    let mut child = annex()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start annex");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    stdin.write_all(input).expect("write stdin");
+    drop(stdin);
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .expect("piped stdout")
+        .read_to_string(&mut out)
+        .expect("read stdout");
+    let (st, err) = wait(child, &args.join(" "));
+    (st, out, err)
+}
+
+#[test]
+fn hardening_analyze_reads_on_after_a_line_that_is_not_utf8() {
+    let (st, out, err) = run(&["analyze", "--depth", "2"], b"f5\n\xff\xfe bad\nf5d6\n");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "stdout:\n{out}\nstderr:\n{err}");
+    assert!(lines[0].starts_with("{\"line\":1,\"board\""), "{out}");
+    assert!(
+        lines[1].starts_with("{\"line\":2,")
+            && lines[1].contains("\"error\":\"input is not valid UTF-8\""),
+        "{out}"
+    );
+    assert!(lines[2].starts_with("{\"line\":3,\"board\""), "{out}");
+    // The bad line is counted in the exit status, as for any bad line.
+    assert_eq!(st.code(), Some(2), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+/// Runs `annex args` with stdout a pipe whose reader is already gone, so
+/// that the first write fails with a broken pipe.
+fn run_into_closed_pipe(args: &[&str]) -> (ExitStatus, String) {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let child = annex()
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start annex");
+    wait(child, &args.join(" "))
+}
+
+#[test]
+fn hardening_tools_end_quietly_on_a_closed_pipe() {
+    let obf = fixture();
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["perft", "6", "--divide"],
+        vec!["solve", &obf],
+        vec!["bench", "--verbose", "--depth", "1"],
+        vec!["book", "show"],
+        vec!["solo", "--games", "1", "--player", "random"],
+        vec!["analyze", "--depth", "1", &obf],
+    ];
+    for args in cases {
+        let (st, err) = run_into_closed_pipe(&args);
+        assert!(
+            st.success() && !err.contains("panicked") && err.is_empty(),
+            "annex {}: {st}, stderr:\n{err}",
+            args.join(" ")
+        );
+    }
+}
+
+#[test]
+fn hardening_perft_divide_with_reader_gone_after_one_line() {
+    let mut child = annex()
+        .args(["perft", "6", "--divide"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start annex");
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("piped"));
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut first).expect("one line");
+    assert!(first.split_whitespace().count() == 2, "{first}");
+    drop(stdout);
+    let (st, err) = wait(child, "perft 6 --divide");
+    assert!(st.success() && !err.contains("panicked"), "{st}: {err}");
+}
+
+#[test]
+fn hardening_solve_to_a_full_disk_is_one_error_line() {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("open /dev/full");
+    let child = annex()
+        .arg("solve")
+        .arg(fixture())
+        .stdout(full)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start annex");
+    let (st, err) = wait(child, "solve > /dev/full");
+    assert!(!st.success(), "{st}");
+    assert!(!err.contains("panicked"), "{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(
+        lines[0].starts_with("annex: error: ") && lines[0].contains("No space left"),
+        "{err}"
+    );
+}
+
+#[test]
+fn hardening_solve_says_none_on_a_finished_game_and_pass_on_a_forced_pass() {
+    let (st, out, err) = run(&["solve", &fixture()], b"");
+    assert!(st.success(), "{st}\n{out}\n{err}");
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .skip(1)
+        .take(3)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    // index, empties, move, score, want, verdict, ...
+    assert_eq!(&rows[0][..4], ["1", "0", "none", "-64"], "{out}");
+    // O must pass (the game goes on): a real pass, scored by solving on.
+    assert_eq!(
+        &rows[1][..6],
+        ["2", "1", "pass", "-64", "-64", "ok"],
+        "{out}"
+    );
+    assert_eq!(&rows[2][..6], ["3", "1", "a1", "+64", "+64", "ok"], "{out}");
+    assert!(out.contains("solved 2/3 correct"), "{out}");
+}
+
+#[test]
+fn hardening_numeric_arguments_out_of_range_are_usage_errors() {
+    let obf = fixture();
+    let nodata = ["--data", "/nonexistent-annex-data"];
+    let mut cases: Vec<Vec<&str>> = vec![
+        vec!["perft", "99"],
+        vec!["perft", "21"],
+        vec!["perft", "4", "--threads", "5000"],
+        vec!["perft", "4", "--threads", "0"],
+        vec!["perft", "4", "--hash", "0"],
+        vec!["perft", "4", "--hash", "1000000"],
+        vec!["bench", "--depth", "0"],
+        vec!["bench", "--depth", "99"],
+        vec!["bench", "--hash", "0"],
+        vec!["solve", &obf, "--threads", "0"],
+        vec!["solve", &obf, "--threads", "100000"],
+        vec!["solve", &obf, "--hash", "0"],
+        vec!["analyze", "--depth", "0"],
+        vec!["analyze", "--depth", "61"],
+        vec!["analyze", "--movetime", "0"],
+        vec!["analyze", "--nodes", "0"],
+        vec!["analyze", "--multipv", "0"],
+        vec!["analyze", "--multipv", "65"],
+        vec!["analyze", "--threads", "0"],
+        vec!["analyze", "--threads", "257"],
+        vec!["analyze", "--hash", "0"],
+        vec!["book", "build", "--plies", "0", "none.wtb"],
+        vec!["book", "build", "--plies", "61", "none.wtb"],
+        vec!["book", "build", "--min-games", "0", "none.wtb"],
+        vec!["solo", "--games", "0"],
+        vec!["solo", "--rollouts", "0"],
+        vec!["solo", "--risk-penalty=-1"],
+        vec!["solo", "--risk-penalty", "NaN"],
+    ];
+    for extra in [
+        ["--holdout", "100"],
+        ["--epochs", "0"],
+        ["--threads", "0"],
+        ["--lambda=-1", "--epochs=1"],
+        ["--rate", "0"],
+        ["--solve-empties", "61"],
+        ["--relabel-depth", "99"],
+        ["--relabel-weight", "2"],
+        ["--relabel-min-empties", "61"],
+    ] {
+        cases.push([&["train"], &nodata[..], &extra[..]].concat());
+    }
+    for extra in [
+        ["--depth", "0"],
+        ["--solve-max", "61"],
+        ["--holdout", "100"],
+        ["--match-depth", "0"],
+        ["--match-solve", "61"],
+        ["--engine-depth", "61"],
+        ["--gtp-movetime-ms", "0"],
+        ["--threads", "0"],
+    ] {
+        cases.push([&["eval-measure"], &nodata[..], &extra[..]].concat());
+    }
+    for args in cases {
+        let (st, out, err) = run(&args, b"");
+        let what = args.join(" ");
+        assert_eq!(st.code(), Some(2), "annex {what}: {st}\n{out}\n{err}");
+        assert!(out.is_empty(), "annex {what}: {out}");
+        assert!(
+            err.contains("invalid value") && !err.contains("panicked"),
+            "annex {what}: {err}"
+        );
+    }
+    // `--only` indexes start at 1, and a range may not run backwards.
+    for only in ["0", "3-1"] {
+        let (st, out, err) = run(&["solve", &obf, "--only", only], b"");
+        assert_eq!(st.code(), Some(2), "--only {only}: {out}{err}");
+        assert!(err.contains("bad range"), "--only {only}: {err}");
+    }
+}
+
+#[test]
+fn hardening_book_show_lists_symmetric_book_moves() {
+    let (st, out, err) = run(&["book", "show"], b"");
+    assert!(st.success(), "{err}");
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let mut moves: Vec<&str> = rows.iter().map(|r| r[0]).collect();
+    moves.sort_unstable();
+    assert_eq!(moves, ["c4", "d3", "e6", "f5"], "{out}");
+    // The same figures for each image.
+    assert!(rows.iter().all(|r| r[1..] == rows[0][1..]), "{out}");
+    // Not only at the start: after f5 d6 c3 d3 c4 the book's replies are
+    // legal moves, listed once each.
+    let (st, out, err) = run(&["book", "show", "f5d6c3d3c4"], b"");
+    assert!(st.success(), "{err}");
+    let mut moves: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    let n = moves.len();
+    moves.sort_unstable();
+    moves.dedup();
+    assert_eq!(moves.len(), n, "{out}");
+}
+
+#[test]
+fn hardening_solo_answers_input_after_stop() {
+    let (st, out, err) = run(
+        &["solo", "--interactive", "--seed", "3"],
+        b"stop\nx d3\n\nboard\nquit\nx e3\n",
+    );
+    assert!(st.success(), "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    let over = lines
+        .iter()
+        .position(|l| l.starts_with("game over (stopped)"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let after = &lines[over + 1..];
+    // `x d3` and `board` get one error line each; `quit` ends the session.
+    assert_eq!(after.len(), 2, "{out}");
+    assert!(after.iter().all(|l| l.starts_with("error: ")), "{out}");
+    assert!(after[0].contains("x d3"), "{out}");
+}

@@ -180,6 +180,35 @@ impl Book {
         out
     }
 
+    /// Every book move of `board` with its symmetric images: where `board`
+    /// is symmetric, a stored move stands for each square the board's
+    /// symmetries map it to (at the start, f5 is also d3, c4 and e6), with
+    /// the stored move's statistics. A square met twice keeps its first
+    /// statistics, the stored orientation's first. Best score first (ties:
+    /// more games, then the order found).
+    pub fn lookup_all(&self, board: &Board) -> Vec<BookChoice> {
+        let (key, s) = board.unique();
+        let Some(v) = self.entries.get(&key) else {
+            return Vec::new();
+        };
+        let mut out: Vec<BookChoice> = Vec::new();
+        let same = (0..8u8).filter(|&t| t != s && board.symmetry(t) == key);
+        for t in std::iter::once(s).chain(same) {
+            for m in v {
+                let mv = Move::square(inverse_square(m.sq, t));
+                if out.iter().all(|c| c.mv != mv) {
+                    out.push(BookChoice {
+                        mv,
+                        score: m.score as i32,
+                        games: m.games,
+                    });
+                }
+            }
+        }
+        out.sort_by(|a, b| b.score.cmp(&a.score).then(b.games.cmp(&a.games)));
+        out
+    }
+
     /// The best book move of `board`, if it is in the book.
     pub fn best_move(&self, board: &Board) -> Option<BookChoice> {
         self.lookup(board).into_iter().next()
@@ -304,6 +333,24 @@ mod tests {
         bad[8] = 9;
         assert_eq!(Book::from_bytes(&bad).unwrap_err(), BookError::Version(9));
         assert_eq!(Book::from_bytes(b"nonsense").unwrap_err(), BookError::Magic);
+    }
+
+    #[test]
+    fn lookup_all_lists_symmetric_images() {
+        let b = Board::start();
+        let sq = |s: &str| Move::square(s.parse::<Square>().unwrap());
+        let mut book = Book::default();
+        book.insert(&b, vec![("f5".parse().unwrap(), 0, 10)]);
+        let mut got: Vec<Move> = book.lookup_all(&b).iter().map(|c| c.mv).collect();
+        got.sort();
+        let mut want = vec![sq("f5"), sq("d3"), sq("c4"), sq("e6")];
+        want.sort();
+        assert_eq!(got, want);
+        assert!(book.lookup_all(&b).iter().all(|c| c.games == 10));
+        // An asymmetric position lists exactly its stored moves.
+        let after = b.play_square(sq("f5").to_square().unwrap().index());
+        book.insert(&after, vec![("d6".parse().unwrap(), 1, 3)]);
+        assert_eq!(book.lookup_all(&after), book.lookup(&after));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! `annex analyze`: positions from a file or stdin, one JSON object per
 //! line on stdout (schema: [`crate::analyze`]).
 
-use super::RuleFlags;
+use super::{RuleFlags, ToolResult, args};
 use crate::analyze::{AnalyzeOptions, Analyzer};
 use crate::search::{Limits, SolveMode};
 use std::io::{BufRead, BufReader, Write};
@@ -14,14 +14,14 @@ pub struct AnalyzeArgs {
     /// Input file (one board string, OBF line or transcript per line);
     /// `-` or nothing reads stdin.
     file: Option<PathBuf>,
-    /// Depth limit (default 12 when no other limit is given).
-    #[arg(long)]
+    /// Depth limit, 1-60 (default 12 when no other limit is given).
+    #[arg(long, value_parser = args::depth())]
     depth: Option<u32>,
-    /// Time per position in milliseconds.
-    #[arg(long)]
+    /// Time per position in milliseconds (at least 1).
+    #[arg(long, value_parser = args::millis())]
     movetime: Option<u64>,
-    /// Node limit per position.
-    #[arg(long)]
+    /// Node limit per position (at least 1).
+    #[arg(long, value_parser = args::positive_u64())]
     nodes: Option<u64>,
     /// Solve exactly (the proven final disc difference).
     #[arg(long, conflicts_with = "wld")]
@@ -29,17 +29,17 @@ pub struct AnalyzeArgs {
     /// Solve win/loss/draw only.
     #[arg(long)]
     wld: bool,
-    /// Score the best N moves (adds the `moves` key).
-    #[arg(long, default_value_t = 1)]
+    /// Score the best N moves, 1-64 (adds the `moves` key).
+    #[arg(long, default_value_t = 1, value_parser = args::multipv())]
     multipv: usize,
     /// Score every legal move (adds the `moves` key).
     #[arg(long)]
     all: bool,
-    /// Search threads.
-    #[arg(long, default_value_t = 1)]
+    /// Search threads (1-256).
+    #[arg(long, default_value_t = 1, value_parser = args::threads())]
     threads: usize,
-    /// Hash table size in MiB.
-    #[arg(long)]
+    /// Hash table size in MiB (1-65536).
+    #[arg(long, value_parser = args::hash_mb())]
     hash: Option<usize>,
     #[command(flatten)]
     rules: RuleFlags,
@@ -49,8 +49,9 @@ pub struct AnalyzeArgs {
 ///
 /// # Errors
 /// Bad arguments, an unreadable input file, or input lines that could not
-/// be read (they are reported in the output, and the exit status says so).
-pub fn run(a: &AnalyzeArgs) -> Result<(), String> {
+/// be read (they are reported in the output, and the exit status says so),
+/// or output that could not be written.
+pub fn run(a: &AnalyzeArgs) -> ToolResult {
     let rules = a.rules.rules()?;
     let mut limits = Limits {
         depth: a.depth,
@@ -63,7 +64,7 @@ pub fn run(a: &AnalyzeArgs) -> Result<(), String> {
         } else {
             None
         },
-        multipv: a.multipv.max(1),
+        multipv: a.multipv,
         ..Limits::default()
     };
     if limits.depth.is_none()
@@ -74,7 +75,7 @@ pub fn run(a: &AnalyzeArgs) -> Result<(), String> {
         limits.depth = Some(12);
     }
     let mut engine_options: Vec<(&str, String)> = vec![
-        ("Threads", a.threads.max(1).to_string()),
+        ("Threads", a.threads.to_string()),
         ("Start", rules.start.to_string()),
         ("Flips", rules.flips.to_string()),
         ("Tie", rules.tie.to_string()),
@@ -95,19 +96,14 @@ pub fn run(a: &AnalyzeArgs) -> Result<(), String> {
         _ => Box::new(BufReader::new(std::io::stdin())),
     };
     let stdout = std::io::stdout();
-    let mut broken = false;
+    // A write error ends the run; `main` ends quietly on a closed pipe.
     let errors = analyzer.run(input, &mut |line| {
-        if broken {
-            return;
-        }
         let mut out = stdout.lock();
-        // A closed pipe (`| head`) ends the output quietly.
-        if writeln!(out, "{line}").and_then(|_| out.flush()).is_err() {
-            broken = true;
-        }
-    });
+        writeln!(out, "{line}")?;
+        out.flush()
+    })?;
     if errors > 0 {
-        return Err(format!("{errors} input line(s) could not be read"));
+        return Err(format!("{errors} input line(s) could not be read").into());
     }
     Ok(())
 }

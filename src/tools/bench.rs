@@ -9,21 +9,23 @@
 //! Bench drives the engine facade directly; replaying protocol lines would
 //! also exercise the protocol parser (planned once the protocol lands).
 
+use super::{ToolResult, args};
 use crate::engine::Engine;
 use crate::moves::Move;
 use crate::position::Position;
 use crate::rules::RuleSet;
 use crate::search::Limits;
+use std::io::Write;
 use std::time::Instant;
 
 /// Arguments of `annex bench`.
 #[derive(clap::Args, Clone, Debug)]
 pub struct BenchArgs {
-    /// Depth of the midgame positions.
-    #[arg(long, default_value_t = 9)]
+    /// Depth of the midgame positions (1-60).
+    #[arg(long, default_value_t = 9, value_parser = args::depth())]
     pub depth: u32,
-    /// Transposition table size in MiB.
-    #[arg(long, default_value_t = 16)]
+    /// Transposition table size in MiB (1-65536).
+    #[arg(long, default_value_t = 16, value_parser = args::hash_mb())]
     pub hash: usize,
     /// Print one line per position.
     #[arg(long)]
@@ -65,12 +67,13 @@ pub fn positions(depth: u32) -> Vec<(Position, u32)> {
 /// Runs the bench and returns the total node count.
 ///
 /// # Errors
-/// An invalid option value.
-pub fn run(a: &BenchArgs) -> Result<u64, String> {
+/// An invalid option value, or the report could not be written.
+pub fn run(a: &BenchArgs) -> ToolResult<u64> {
     let (tx, rx) = crossbeam_channel::unbounded();
     let mut engine = Engine::new(tx);
     engine.set_option("Threads", "1")?;
     engine.set_option("Hash", &a.hash.to_string())?;
+    let mut out = std::io::stdout().lock();
     let start = Instant::now();
     let mut nodes = 0;
     for (i, (pos, depth)) in positions(a.depth).into_iter().enumerate() {
@@ -85,7 +88,8 @@ pub fn run(a: &BenchArgs) -> Result<u64, String> {
         while rx.try_recv().is_ok() {}
         nodes += r.nodes;
         if a.verbose {
-            println!(
+            writeln!(
+                out,
                 "{:>2} {} depth {:>2} best {} score {:+} nodes {}",
                 i + 1,
                 pos,
@@ -93,10 +97,15 @@ pub fn run(a: &BenchArgs) -> Result<u64, String> {
                 r.best,
                 r.score,
                 r.nodes
-            );
+            )?;
         }
     }
     let secs = start.elapsed().as_secs_f64();
-    println!("{nodes} nodes {:.0} nps", nodes as f64 / secs.max(1e-9));
+    writeln!(
+        out,
+        "{nodes} nodes {:.0} nps",
+        nodes as f64 / secs.max(1e-9)
+    )?;
+    out.flush()?;
     Ok(nodes)
 }

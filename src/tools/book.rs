@@ -41,7 +41,8 @@ pub fn build(files: &[PathBuf], opt: BuildOptions, out: &Path) -> Result<String,
 }
 
 /// The book moves after `moves` from the start, one line each
-/// (`<move> <score> <games>`), from `file` or the embedded book.
+/// (`<move> <score> <games>`), from `file` or the embedded book; a move
+/// that is a book move by symmetry is listed too, with the same figures.
 ///
 /// # Errors
 /// A bad transcript or book file.
@@ -52,7 +53,7 @@ pub fn show(file: Option<&Path>, moves: &str) -> Result<String, String> {
     };
     let r = RuleSet::default();
     let pos = Position::from_transcript(moves, &r).map_err(|e| e.to_string())?;
-    let lines = book.lookup(&pos.board);
+    let lines = book.lookup_all(&pos.board);
     if lines.is_empty() {
         return Ok("(not in book)".into());
     }

@@ -1,7 +1,14 @@
 //! Command-line tools behind `annex <subcommand>`; each returns a result
 //! and writes its report on stdout (tools are not the protocol layer, but
 //! their report is their whole output).
+//!
+//! Tools write through a locked stdout (`writeln!` into
+//! [`std::io::StdoutLock`]) and pass write errors up as [`ToolError::Output`]:
+//! `main` ends quietly (exit 0) on a closed pipe (`| head`) and with one
+//! `annex: error: …` line on any other write error (a full disk).
 
+/// Ranges of the numeric arguments.
+pub mod args;
 pub mod book;
 pub mod solo;
 
@@ -17,6 +24,56 @@ pub mod analyze;
 pub mod train;
 
 use crate::rules::RuleSet;
+use std::fmt;
+use std::io;
+
+/// An error of a command-line tool.
+#[derive(Debug)]
+pub enum ToolError {
+    /// A message for the user: bad arguments or input, a wrong result.
+    Msg(String),
+    /// Writing the report to stdout failed.
+    Output(io::Error),
+}
+
+impl ToolError {
+    /// Whether the reader went away (`| head`): the tool ends quietly.
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, ToolError::Output(e) if e.kind() == io::ErrorKind::BrokenPipe)
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolError::Msg(s) => f.write_str(s),
+            ToolError::Output(e) => write!(f, "cannot write the output: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+impl From<String> for ToolError {
+    fn from(s: String) -> ToolError {
+        ToolError::Msg(s)
+    }
+}
+
+impl From<&str> for ToolError {
+    fn from(s: &str) -> ToolError {
+        ToolError::Msg(s.to_string())
+    }
+}
+
+impl From<io::Error> for ToolError {
+    fn from(e: io::Error) -> ToolError {
+        ToolError::Output(e)
+    }
+}
+
+/// The result of a tool.
+pub type ToolResult<T = ()> = Result<T, ToolError>;
 
 /// The rule options `--start --flips --tie --scoring` shared by the
 /// tools (`perft`, `match`, `analyze`).
@@ -53,4 +110,16 @@ impl RuleFlags {
         }
         Ok(r)
     }
+}
+
+/// Writes `text` and a newline to stdout (locked, flushed).
+///
+/// # Errors
+/// The write failed ([`ToolError::Output`]).
+pub fn print_line(text: &str) -> ToolResult {
+    use std::io::Write;
+    let mut out = io::stdout().lock();
+    writeln!(out, "{text}")?;
+    out.flush()?;
+    Ok(())
 }

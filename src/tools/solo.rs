@@ -11,10 +11,12 @@
 //!
 //! `--show` adds every move and the board after it. `--interactive` deals
 //! one game (`--seed`) and reads commands from stdin: `x f4` / `o c5`
-//! (colour and square), `stop`, `hint`, `moves`, `board`, `help`. A bad
-//! line gets one `error: …` line and changes nothing; end of input ends
-//! the game cleanly.
+//! (colour and square), `stop`, `quit`, `hint`, `moves`, `board`, `help`.
+//! A bad line gets one `error: …` line and changes nothing; end of input
+//! ends the game cleanly. After the game is over each further line gets
+//! one `error: …` line, until `quit` or the end of input.
 
+use super::{ToolError, ToolResult, args};
 use crate::bitboard::Squares;
 use crate::rules::Start;
 use crate::solo::player::{MonteCarlo, MonteCarloConfig, RandomPlayer, SoloPlayer, play_out};
@@ -25,8 +27,8 @@ use std::time::Instant;
 /// Arguments of `annex solo`.
 #[derive(clap::Args, Clone, Debug)]
 pub struct SoloArgs {
-    /// Number of games to play.
-    #[arg(long, default_value_t = 10)]
+    /// Number of games to play (at least 1).
+    #[arg(long, default_value_t = 10, value_parser = args::positive_u32())]
     pub games: u32,
     /// Seed of the first deal (game i uses seed + i).
     #[arg(long, default_value_t = 1)]
@@ -46,11 +48,11 @@ pub struct SoloArgs {
     /// Player: mc (Monte-Carlo) or random.
     #[arg(long, default_value = "mc")]
     pub player: String,
-    /// Sampled deals per legal move for the Monte-Carlo player.
-    #[arg(long, default_value_t = 32)]
+    /// Sampled deals per legal move for the Monte-Carlo player (at least 1).
+    #[arg(long, default_value_t = 32, value_parser = args::positive_u32())]
     pub rollouts: u32,
-    /// Tiles taken off the Monte-Carlo estimate of a risky move.
-    #[arg(long, default_value_t = 3.0)]
+    /// Tiles taken off the Monte-Carlo estimate of a risky move (0-24).
+    #[arg(long, default_value_t = 3.0, value_parser = args::real(0.0, 24.0))]
     pub risk_penalty: f64,
     /// Play one game yourself, reading moves from stdin.
     #[arg(long)]
@@ -95,8 +97,9 @@ impl SoloArgs {
 /// Runs `annex solo` on stdin/stdout.
 ///
 /// # Errors
-/// A bad layout or player name; an output error other than a broken pipe.
-pub fn run(a: &SoloArgs) -> Result<(), String> {
+/// A bad layout or player name; an output error (`main` ends quietly on a
+/// broken pipe).
+pub fn run(a: &SoloArgs) -> ToolResult {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let r = if a.interactive {
@@ -104,11 +107,10 @@ pub fn run(a: &SoloArgs) -> Result<(), String> {
     } else {
         batch(&mut out, a)
     };
-    match r {
-        Err(Failure::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(e.to_string()),
-        Ok(()) => Ok(()),
-    }
+    r.map_err(|e| match e {
+        Failure::Io(e) => ToolError::Output(e),
+        Failure::Args(s) => ToolError::Msg(s),
+    })
 }
 
 /// An error of a solo run.
@@ -236,87 +238,50 @@ pub fn batch(out: &mut impl Write, a: &SoloArgs) -> Result<(), Failure> {
 }
 
 const HELP: &str = "commands: x <square> | o <square> (play a disc of that colour), \
-                    stop, hint, moves, board, help";
+                    stop, quit, hint, moves, board, help";
 
 /// Interactive mode: one game, commands from `input`, replies to `out`.
+/// After the game is over (by `stop`, or no move left) every further line
+/// but `quit` gets one `error:` line, until `quit` or the end of input;
+/// `quit` during the game stops it and ends the session.
 ///
 /// # Errors
 /// Bad arguments or an output error (bad input lines are answered, not
 /// errors).
 pub fn interactive(input: impl BufRead, out: &mut impl Write, a: &SoloArgs) -> Result<(), Failure> {
     let layout = a.layout().map_err(Failure::Args)?;
-    let obj = a.objective();
     let mut game = a.new_game(&layout, a.seed).map_err(Failure::Args)?;
     writeln!(out, "solo puzzle, seed {}; {HELP}", a.seed)?;
     writeln!(out, "{}", game.state())?;
     let mut lines = input.lines();
-    let mut eof = false;
+    let mut end = None;
     while !game.is_over() {
-        let Some(line) = lines.next() else {
-            eof = true;
-            break;
-        };
-        let line = match line {
-            Ok(l) => l,
-            Err(e) => {
-                writeln!(out, "error: cannot read input: {e}")?;
+        let line = match lines.next() {
+            None => {
+                end = Some("end of input");
                 break;
             }
+            Some(Err(e)) => {
+                writeln!(out, "error: cannot read input: {e}")?;
+                end = Some("end of input");
+                break;
+            }
+            Some(Ok(l)) => l,
         };
-        let cmd = line.trim();
-        match cmd.to_ascii_lowercase().as_str() {
-            "" => {}
-            "stop" | "quit" => game.stop(),
-            "help" => writeln!(out, "{HELP}")?,
-            "board" => writeln!(out, "{}", game.state())?,
-            "moves" => {
-                let v: Vec<String> = game
-                    .state()
-                    .legal_moves()
-                    .iter()
-                    .map(|m| m.to_string())
-                    .collect();
-                writeln!(out, "moves: {}", v.join(", "))?;
-            }
-            "hint" => {
-                let p = MonteCarlo::new(MonteCarloConfig {
-                    rollouts: a.rollouts.max(1),
-                    objective: obj,
-                    seed: a.seed,
-                    risk_penalty: a.risk_penalty,
-                });
-                let v: Vec<String> = p
-                    .evaluate(game.state())
-                    .iter()
-                    .take(3)
-                    .map(|(m, e)| format!("{m} ({e:.2})"))
-                    .collect();
-                writeln!(out, "hint: {}", v.join(", "))?;
-            }
-            _ => match cmd.parse::<SoloMove>() {
-                Err(e) => writeln!(out, "error: {e}")?,
-                Ok(m) => {
-                    let before = game.state().clone();
-                    match game.play(m) {
-                        Err(e) => writeln!(out, "error: {e}")?,
-                        Ok(fx) => {
-                            writeln!(out, "{}", describe(m, &fx, &before, game.state()))?;
-                            writeln!(out, "{}", game.state())?;
-                        }
-                    }
-                }
-            },
+        if line.trim().eq_ignore_ascii_case("quit") {
+            game.stop();
+            end = Some("stopped");
+            break;
         }
+        command(line.trim(), &mut game, out, a)?;
     }
     let s = game.state();
     let why = if s.tiles() == 0 {
         "all tiles won"
     } else if !s.has_move() {
         "no move left"
-    } else if eof {
-        "end of input"
     } else {
-        "stopped"
+        end.unwrap_or("stopped")
     };
     writeln!(
         out,
@@ -324,5 +289,71 @@ pub fn interactive(input: impl BufRead, out: &mut impl Write, a: &SoloArgs) -> R
         s.tiles_won(),
         s.variant_score()
     )?;
+    if end.is_none() {
+        // The input goes on after the game: say so for each line.
+        for line in lines.map_while(Result::ok) {
+            match line.trim() {
+                "" => {}
+                l if l.eq_ignore_ascii_case("quit") => break,
+                l => writeln!(
+                    out,
+                    "error: the game is over, '{l}' ignored (quit or end of input ends the session)"
+                )?,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One command of an interactive game that is not over (not `quit`).
+fn command(
+    cmd: &str,
+    game: &mut SoloGame,
+    out: &mut impl Write,
+    a: &SoloArgs,
+) -> Result<(), Failure> {
+    match cmd.to_ascii_lowercase().as_str() {
+        "" => {}
+        "stop" => game.stop(),
+        "help" => writeln!(out, "{HELP}")?,
+        "board" => writeln!(out, "{}", game.state())?,
+        "moves" => {
+            let v: Vec<String> = game
+                .state()
+                .legal_moves()
+                .iter()
+                .map(|m| m.to_string())
+                .collect();
+            writeln!(out, "moves: {}", v.join(", "))?;
+        }
+        "hint" => {
+            let p = MonteCarlo::new(MonteCarloConfig {
+                rollouts: a.rollouts.max(1),
+                objective: a.objective(),
+                seed: a.seed,
+                risk_penalty: a.risk_penalty,
+            });
+            let v: Vec<String> = p
+                .evaluate(game.state())
+                .iter()
+                .take(3)
+                .map(|(m, e)| format!("{m} ({e:.2})"))
+                .collect();
+            writeln!(out, "hint: {}", v.join(", "))?;
+        }
+        _ => match cmd.parse::<SoloMove>() {
+            Err(e) => writeln!(out, "error: {e}")?,
+            Ok(m) => {
+                let before = game.state().clone();
+                match game.play(m) {
+                    Err(e) => writeln!(out, "error: {e}")?,
+                    Ok(fx) => {
+                        writeln!(out, "{}", describe(m, &fx, &before, game.state()))?;
+                        writeln!(out, "{}", game.state())?;
+                    }
+                }
+            }
+        },
+    }
     Ok(())
 }

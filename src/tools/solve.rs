@@ -1,15 +1,20 @@
 //! `annex solve <file.obf> [--threads N] [--hash MB] [--wld]`: solves every
 //! position of an OBF file and checks the listed scores (Edax's `-solve`).
 //!
-//! One line per position: index, empties, best move, score, expected best
+//! One line per position: index, empties, best move (`pass` when the side
+//! to move must pass, `none` when the game is over), score, expected best
 //! score (`?` when the file lists none), `ok`/`FAIL`, seconds, nodes; then
 //! `solved <ok>/<total> correct, <seconds> s, <nodes> nodes, <nodes/s> nodes/s`.
 //! With `--wld` only the sign is checked. The table is cleared before each
 //! position. Returns an error (non-zero exit) when a score is wrong.
 
+use super::{ToolResult, args};
 use crate::engine::{Engine, EngineEvent};
-use crate::position::ObfLine;
-use crate::search::{Limits, SolveMode};
+use crate::moves::Move;
+use crate::position::{ObfLine, Position};
+use crate::rules::RuleSet;
+use crate::search::{BestMove, Limits, SolveMode};
+use std::io::Write;
 use std::time::Instant;
 
 /// Arguments of `annex solve`.
@@ -17,11 +22,11 @@ use std::time::Instant;
 pub struct SolveArgs {
     /// OBF file: `<board> <side>; <move>:<score>; ...` per line.
     pub file: std::path::PathBuf,
-    /// Search threads.
-    #[arg(long, default_value_t = 1)]
+    /// Search threads (1-256).
+    #[arg(long, default_value_t = 1, value_parser = args::threads())]
     pub threads: usize,
-    /// Transposition table size in MiB.
-    #[arg(long, default_value_t = 64)]
+    /// Transposition table size in MiB (1-65536).
+    #[arg(long, default_value_t = 64, value_parser = args::hash_mb())]
     pub hash: usize,
     /// Solve win/loss/draw only.
     #[arg(long)]
@@ -35,18 +40,83 @@ fn parse_ranges(s: &str) -> Result<Vec<(usize, usize)>, String> {
     s.split(',')
         .map(|p| {
             let (a, b) = p.split_once('-').unwrap_or((p, p));
-            let a = a.trim().parse().map_err(|_| format!("bad range '{p}'"))?;
-            let b = b.trim().parse().map_err(|_| format!("bad range '{p}'"))?;
+            let a: usize = a.trim().parse().map_err(|_| format!("bad range '{p}'"))?;
+            let b: usize = b.trim().parse().map_err(|_| format!("bad range '{p}'"))?;
+            if a == 0 || b < a {
+                return Err(format!(
+                    "bad range '{p}' (indexes start at 1, the first not above the last)"
+                ));
+            }
             Ok((a, b))
         })
         .collect()
+}
+
+/// Solves `pos` exactly (or WLD). A side that must pass passes: the
+/// position after the pass is solved and its score turned round (the
+/// engine answers a forced pass at once, unsearched).
+fn solve_one(
+    engine: &mut Engine,
+    rx: &crossbeam_channel::Receiver<EngineEvent>,
+    pos: Position,
+    mode: SolveMode,
+) -> Result<BestMove, String> {
+    let rules = RuleSet::default();
+    if pos.must_pass(&rules) {
+        let mut r = solve_one(engine, rx, pos.play_unchecked(&rules, Move::PASS), mode)?;
+        r.score = -r.score;
+        r.tie = r.tie.map(|t| !t);
+        r.pv.insert(0, Move::PASS);
+        r.ponder = r.pv.get(1).copied();
+        r.best = Move::PASS;
+        return Ok(r);
+    }
+    let limits = Limits {
+        solve: Some(mode),
+        ..Limits::default()
+    };
+    engine.go(pos, limits);
+    let mut result = None;
+    for ev in rx.iter() {
+        match ev {
+            EngineEvent::Info(i) => log::info!(
+                "depth {} score {:+} {:?} nodes {} time {:.3} pv {}",
+                i.depth,
+                i.score,
+                i.bound,
+                i.nodes,
+                i.time.as_secs_f64(),
+                i.pv.iter()
+                    .map(|m| m.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+            EngineEvent::BestMove(b) => {
+                result = Some(b);
+                break;
+            }
+            EngineEvent::Message(m) => log::warn!("{m}"),
+        }
+    }
+    engine.wait();
+    result.ok_or_else(|| "the engine sent no result".to_string())
+}
+
+/// The move column: `none` when the game is over (as `annex analyze`
+/// says), else the move (`pass` when the side to move must pass).
+fn move_name(obf: &ObfLine, best: Move) -> String {
+    if obf.position.is_game_over(&RuleSet::default()) {
+        "none".into()
+    } else {
+        best.to_string()
+    }
 }
 
 /// Runs the tool.
 ///
 /// # Errors
 /// Unreadable file, bad line, bad option, or a wrong score.
-pub fn run(a: &SolveArgs) -> Result<(), String> {
+pub fn run(a: &SolveArgs) -> ToolResult {
     let text = std::fs::read_to_string(&a.file)
         .map_err(|e| format!("cannot read {}: {e}", a.file.display()))?;
     let ranges = a.only.as_deref().map(parse_ranges).transpose()?;
@@ -64,7 +134,8 @@ pub fn run(a: &SolveArgs) -> Result<(), String> {
     let lines = text
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#') && !l.starts_with('%'));
-    println!("  # empt move score  want result     time       nodes");
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "  # empt move score  want result     time       nodes")?;
     for (i, line) in lines.enumerate() {
         let index = i + 1;
         if let Some(r) = &ranges
@@ -77,35 +148,7 @@ pub fn run(a: &SolveArgs) -> Result<(), String> {
             .map_err(|e| format!("line {index}: {e} in '{line}'"))?;
         engine.new_game();
         let t = Instant::now();
-        let limits = Limits {
-            solve: Some(mode),
-            ..Limits::default()
-        };
-        engine.go(obf.position, limits);
-        let mut result = None;
-        for ev in rx.iter() {
-            match ev {
-                EngineEvent::Info(i) => log::info!(
-                    "depth {} score {:+} {:?} nodes {} time {:.3} pv {}",
-                    i.depth,
-                    i.score,
-                    i.bound,
-                    i.nodes,
-                    i.time.as_secs_f64(),
-                    i.pv.iter()
-                        .map(|m| m.to_string())
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                ),
-                EngineEvent::BestMove(b) => {
-                    result = Some(b);
-                    break;
-                }
-                EngineEvent::Message(m) => log::warn!("{m}"),
-            }
-        }
-        engine.wait();
-        let r = result.ok_or("the engine sent no result")?;
+        let r = solve_one(&mut engine, &rx, obf.position, mode)?;
         let secs = t.elapsed().as_secs_f64();
         total += 1;
         nodes += r.nodes;
@@ -127,22 +170,25 @@ pub fn run(a: &SolveArgs) -> Result<(), String> {
                 }
             }
         };
-        println!(
+        writeln!(
+            out,
             "{index:>3} {:>4} {:>4} {:>+5} {:>5} {verdict:>6} {secs:>8.3} {:>11}",
             obf.position.board.empties(),
-            r.best.to_string(),
+            move_name(&obf, r.best),
             r.score,
             want.map_or("?".to_string(), |w| format!("{w:+}")),
             r.nodes
-        );
+        )?;
     }
     let secs = start.elapsed().as_secs_f64();
-    println!(
+    writeln!(
+        out,
         "solved {ok}/{total} correct, {secs:.3} s, {nodes} nodes, {:.0} nodes/s",
         nodes as f64 / secs.max(1e-9)
-    );
+    )?;
+    out.flush()?;
     if wrong > 0 {
-        return Err(format!("{wrong} wrong result(s)"));
+        return Err(format!("{wrong} wrong result(s)").into());
     }
     Ok(())
 }

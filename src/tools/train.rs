@@ -1,8 +1,10 @@
 //! `annex train`: command-line front end of [`crate::train`].
 
+use super::{ToolResult, args};
 use crate::eval::pattern::FeatureSet;
 use crate::train::fit::FitConfig;
 use crate::train::{TrainConfig, train};
+use std::io::Write;
 use std::path::PathBuf;
 
 /// Arguments of `annex train`.
@@ -20,8 +22,8 @@ pub struct TrainArgs {
     /// Use at most this many games per source (0 = all).
     #[arg(long, default_value_t = 0)]
     max_games: usize,
-    /// Percentage of games held out from training.
-    #[arg(long, default_value_t = 5)]
+    /// Percentage of games held out from training (0-99).
+    #[arg(long, default_value_t = 5, value_parser = args::holdout_percent())]
     holdout: u64,
     /// Seed of the held-out split.
     #[arg(long, default_value_t = 1)]
@@ -30,32 +32,32 @@ pub struct TrainArgs {
     /// (mobility + three more corner patterns; see README).
     #[arg(long, default_value = "mobility")]
     features: String,
-    /// Gradient-descent epochs per stage.
-    #[arg(long, default_value_t = 50)]
+    /// Gradient-descent epochs per stage (at least 1).
+    #[arg(long, default_value_t = 50, value_parser = args::positive_usize())]
     epochs: usize,
-    /// L2 regularisation.
-    #[arg(long, default_value_t = 2.0)]
+    /// L2 regularisation (0-1000).
+    #[arg(long, default_value_t = 2.0, value_parser = args::real32(0.0, 1000.0))]
     lambda: f32,
-    /// Step size.
-    #[arg(long, default_value_t = 0.05)]
+    /// Step size (above 0, at most 100).
+    #[arg(long, default_value_t = 0.05, value_parser = args::real32(f32::MIN_POSITIVE, 100.0))]
     rate: f32,
-    /// Solve positions with at most this many empties exactly for labels (0 = off).
-    #[arg(long, default_value_t = 0)]
+    /// Solve positions with at most this many empties exactly for labels (0 = off; 0-60).
+    #[arg(long, default_value_t = 0, value_parser = args::depth_or_off())]
     solve_empties: u32,
-    /// Blend each training label with a search of this depth (0 = off).
-    #[arg(long, default_value_t = 0)]
+    /// Blend each training label with a search of this depth (0 = off; 0-60).
+    #[arg(long, default_value_t = 0, value_parser = args::depth_or_off())]
     relabel_depth: u32,
     /// Weight of the search value in a blended label (0..1).
-    #[arg(long, default_value_t = 0.5)]
+    #[arg(long, default_value_t = 0.5, value_parser = args::real32(0.0, 1.0))]
     relabel_weight: f32,
-    /// Blend only positions with at least this many empties.
-    #[arg(long, default_value_t = 24)]
+    /// Blend only positions with at least this many empties (0-60).
+    #[arg(long, default_value_t = 24, value_parser = args::depth_or_off())]
     relabel_min_empties: u32,
     /// Evaluation the relabelling searches use: a weights file, `embedded` or `simple`.
     #[arg(long, default_value = "embedded")]
     relabel_eval: String,
-    /// Worker threads (stages are fitted in parallel).
-    #[arg(long, default_value_t = 2)]
+    /// Worker threads, 1-256 (stages are fitted in parallel).
+    #[arg(long, default_value_t = 2, value_parser = args::threads())]
     threads: usize,
 }
 
@@ -76,7 +78,7 @@ pub fn run(a: &TrainArgs) -> Result<(), String> {
         wthor: false,
         logbook: false,
         max_games: a.max_games,
-        holdout_percent: a.holdout.min(100),
+        holdout_percent: a.holdout,
         seed: a.seed,
         solve_empties: a.solve_empties,
         relabel: None,
@@ -89,12 +91,6 @@ pub fn run(a: &TrainArgs) -> Result<(), String> {
         },
     };
     if a.relabel_depth > 0 {
-        if !(0.0..=1.0).contains(&a.relabel_weight) {
-            return Err(format!(
-                "--relabel-weight {} is outside 0..1",
-                a.relabel_weight
-            ));
-        }
         let rc = crate::train::relabel::RelabelConfig {
             depth: a.relabel_depth,
             weight: a.relabel_weight,
@@ -111,7 +107,7 @@ pub fn run(a: &TrainArgs) -> Result<(), String> {
         }
     }
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(a.threads.max(1))
+        .num_threads(a.threads)
         .build()
         .map_err(|e| e.to_string())?;
     let report = pool.install(|| train(&cfg))?;
@@ -137,17 +133,17 @@ pub struct MeasureArgs {
     /// Shared data folder.
     #[arg(long, default_value = "../shared/data")]
     data: PathBuf,
-    /// Depth of the search-accuracy figures.
-    #[arg(long, default_value_t = 4)]
+    /// Depth of the search-accuracy figures (1-60).
+    #[arg(long, default_value_t = 4, value_parser = args::depth())]
     depth: u32,
     /// Held-out game positions to solve exactly (0 = none).
     #[arg(long, default_value_t = 300)]
     solve: usize,
-    /// Most empties of a solved held-out position.
-    #[arg(long, default_value_t = 16)]
+    /// Most empties of a solved held-out position (8-60).
+    #[arg(long, default_value_t = 16, value_parser = args::solve_max_empties())]
     solve_max: u32,
-    /// Held-out split (must match the training run).
-    #[arg(long, default_value_t = 5)]
+    /// Held-out split in percent, 0-99 (must match the training run).
+    #[arg(long, default_value_t = 5, value_parser = args::holdout_percent())]
     holdout: u64,
     /// Seed of the held-out split (must match the training run).
     #[arg(long, default_value_t = 1)]
@@ -155,17 +151,17 @@ pub struct MeasureArgs {
     /// XOT openings for the self-play match (each played twice; 0 = no match).
     #[arg(long, default_value_t = 0)]
     games: usize,
-    /// Search depth in the match.
-    #[arg(long, default_value_t = 4)]
+    /// Search depth in the match (1-60).
+    #[arg(long, default_value_t = 4, value_parser = args::depth())]
     match_depth: u32,
-    /// Empties from which match games are solved exactly.
-    #[arg(long, default_value_t = 12)]
+    /// Empties from which match games are solved exactly (0-60).
+    #[arg(long, default_value_t = 12, value_parser = args::depth_or_off())]
     match_solve: u32,
-    /// Engine depth for the midgame nodes/s figure (0 = skip).
-    #[arg(long, default_value_t = 10)]
+    /// Engine depth for the midgame nodes/s figure (0 = skip; 0-60).
+    #[arg(long, default_value_t = 10, value_parser = args::depth_or_off())]
     engine_depth: u32,
     /// Milliseconds per move of the engine-vs-engine match (0 = no such match).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = args::millis_or_off())]
     movetime_ms: u64,
     /// A GTP engine to play (e.g. /usr/games/gtp-rhino).
     #[arg(long)]
@@ -176,24 +172,30 @@ pub struct MeasureArgs {
     /// Play the GTP engine with the measured evaluation only (not the baseline).
     #[arg(long)]
     gtp_pattern_only: bool,
-    /// Annex's milliseconds per move against the GTP engine.
-    #[arg(long, default_value_t = 100)]
+    /// Annex's milliseconds per move against the GTP engine (at least 1).
+    #[arg(long, default_value_t = 100, value_parser = args::millis())]
     gtp_movetime_ms: u64,
-    /// Worker threads.
-    #[arg(long, default_value_t = 2)]
+    /// Worker threads (1-256).
+    #[arg(long, default_value_t = 2, value_parser = args::threads())]
     threads: usize,
 }
 
 /// Runs `annex eval-measure`.
-pub fn measure(a: &MeasureArgs) -> Result<(), String> {
+pub fn measure(a: &MeasureArgs) -> ToolResult {
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(a.threads.max(1))
+        .num_threads(a.threads)
         .build()
         .map_err(|e| e.to_string())?;
-    pool.install(|| crate_measure(a))
+    // The lock is taken on the pool's thread (a lock cannot move).
+    pool.install(|| {
+        let mut out = std::io::stdout().lock();
+        crate_measure(a, &mut out)?;
+        out.flush()?;
+        Ok(())
+    })
 }
 
-fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
+fn crate_measure(a: &MeasureArgs, out: &mut impl Write) -> ToolResult {
     use crate::eval::Evaluator;
     use crate::train::measure::{Exact, engine_depth_scores, engine_match, engine_search, solve};
     use crate::train::measure::{alphabeta, mae_bands, play_match, read_ffo_tsv, read_obf};
@@ -275,21 +277,26 @@ fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
                 .map(|(x, &v)| (x.board, v))
                 .collect();
             let en = mae_bands(set, 4, |b| by_board[b]);
-            println!(
+            writeln!(
+                out,
                 "{name} ({} positions), {ename} evaluation: MAE in discs",
                 set.len()
-            );
-            println!("  empties   count   static  alphabeta-{d}  engine-depth-{d}");
+            )?;
+            writeln!(
+                out,
+                "  empties   count   static  alphabeta-{d}  engine-depth-{d}"
+            )?;
             for ((x, y), z) in st.iter().zip(&se).zip(&en) {
                 let label = if x.1 == 64 {
                     "all".to_string()
                 } else {
                     format!("{}-{}", x.0, x.1)
                 };
-                println!(
+                writeln!(
+                    out,
                     "  {label:7} {:6} {:8.2} {:12.2} {:15.2}",
                     x.2, x.3, y.3, z.3
-                );
+                )?;
             }
         }
     }
@@ -317,11 +324,12 @@ fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
             s += alphabeta(e, b, 6, -i32::MAX + 1, i32::MAX - 1, &mut nodes) as i64;
         }
         std::hint::black_box(s);
-        println!(
+        writeln!(
+            out,
             "{ename}: {:.2} M evaluations/s, alpha-beta depth 6: {:.2} M nodes/s (1 thread)",
             evs / 1e6,
             nodes as f64 / t.elapsed().as_secs_f64() / 1e6
-        );
+        )?;
     }
     let rules = crate::rules::RuleSet::default();
     let xot = std::fs::read_to_string(a.data.join("openings/xot/openingssmall.txt"))
@@ -349,12 +357,13 @@ fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
                 nodes += n;
                 secs += t;
             }
-            println!(
+            writeln!(
+                out,
                 "{ename}: engine depth {} on 20 XOT positions: {nodes} nodes, {:.2} s, {:.2} M nodes/s (1 thread)",
                 a.engine_depth,
                 secs,
                 nodes as f64 / secs.max(1e-9) / 1e6
-            );
+            )?;
         }
     }
     if a.movetime_ms > 0 && a.games > 0 {
@@ -370,7 +379,8 @@ fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
             &limits,
         );
         let (elo, margin) = r.elo();
-        println!(
+        writeln!(
+            out,
             "engine match pattern vs baseline, {} games (XOT, colours swapped), {} ms/move: +{} ={} -{}, score {:.1}%, Elo {:+.0} ± {:.0}, mean discs {:+.2} ({:.0} s)",
             r.games(),
             a.movetime_ms,
@@ -382,7 +392,7 @@ fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
             margin,
             r.discs as f64 / r.games().max(1) as f64,
             t.elapsed().as_secs_f64()
-        );
+        )?;
     }
     if let Some(program) = &a.gtp {
         let mut lines = Vec::new();
@@ -412,7 +422,8 @@ fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
         for &(ename, e) in players {
             let (r, per_move) = crate::train::gtp::gtp_match(program, e, &lines, &limits)?;
             let (elo, margin) = r.elo();
-            println!(
+            writeln!(
+                out,
                 "{ename} vs {program}, {} games (XOT, colours swapped), annex {} ms/move, {program} {:.0} ms/move on average: +{} ={} -{}, score {:.1}%, Elo {:+.0} ± {:.0}, mean discs {:+.2} ({:.0} s)",
                 r.games(),
                 a.gtp_movetime_ms,
@@ -425,7 +436,7 @@ fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
                 margin,
                 r.discs as f64 / r.games().max(1) as f64,
                 t.elapsed().as_secs_f64()
-            );
+            )?;
         }
     }
     if a.games > 0 {
@@ -433,7 +444,8 @@ fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
         let n = a.games.min(openings.len());
         let r = play_match(&eval, &base, &openings[..n], a.match_depth, a.match_solve);
         let (elo, margin) = r.elo();
-        println!(
+        writeln!(
+            out,
             "match pattern vs baseline, {} games (XOT, colours swapped), depth {}, solved from {} empties: +{} ={} -{}, score {:.1}%, Elo {:+.0} ± {:.0}, mean discs {:+.2} ({:.0} s)",
             r.games(),
             a.match_depth,
@@ -446,7 +458,7 @@ fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
             margin,
             r.discs as f64 / r.games().max(1) as f64,
             t.elapsed().as_secs_f64()
-        );
+        )?;
     }
     Ok(())
 }
