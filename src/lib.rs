@@ -16,14 +16,14 @@ pub mod board;
 pub mod moves;
 /// `Position` (absolute side), board strings, transcripts, OBF.
 pub mod position;
+/// Game records: the protocol's game, GGF, match records, game databases.
+pub mod record;
 /// The solo puzzle (Knizia): rules on bitboards, dealing, players.
 pub mod solo;
 /// Leaf counting under three pass conventions.
 pub mod perft;
 /// Static evaluation: interface and evaluators.
 pub mod eval;
-/// Readers for game databases (WTHOR, Logistello).
-pub mod gamedb;
 /// The opening book: format, lookup, building.
 pub mod book;
 /// Search: PVS, endgame solver, transposition table, threads.

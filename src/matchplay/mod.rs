@@ -5,7 +5,7 @@
 //! * [`client`], [`uci`], [`nboard`], [`gtp`]: the client side of the three
 //!   protocols, with protocol detection by handshake.
 //! * [`game`]: the referee (our own rules code) playing one game.
-//! * [`record`]: results, GGF, the `games.txt` lines used to audit and
+//! * [`crate::record::game_record`]: results, GGF, the `games.txt` lines used to audit and
 //!   resume a match.
 //! * [`stats`]: score, Elo ± margin, LOS, SPRT.
 //! * [`openings`]: XOT-style opening lists.
@@ -22,7 +22,6 @@ pub mod client;
 pub mod uci;
 pub mod nboard;
 pub mod gtp;
-pub mod record;
 pub mod game;
 pub mod stats;
 pub mod openings;

@@ -2,8 +2,8 @@
 
 use crate::book::Book;
 use crate::book::build::{BuildOptions, Builder};
-use crate::gamedb::parse_wthor;
 use crate::position::Position;
+use crate::record::gamedb::parse_wthor;
 use crate::rules::RuleSet;
 use std::path::{Path, PathBuf};
 

@@ -188,7 +188,7 @@ pub fn run(a: &MatchArgs) -> Result<(), String> {
     }
     let mut forfeits: Vec<String> = Vec::new();
     for g in &report.games {
-        if g.end != crate::matchplay::record::Termination::Normal {
+        if g.end != crate::record::game_record::Termination::Normal {
             forfeits.push(format!(
                 "game {}: {} ({})",
                 g.number,

@@ -1,0 +1,15 @@
+//! Game records, one home for reading and writing them:
+//!
+//! * [`game`]: the game a protocol session talks about (start position,
+//!   moves, the positions on the way).
+//! * [`ggf`]: the GGF reader (NBoard's `set game`).
+//! * [`game_record`]: a finished match game: result, termination, the GGF
+//!   writer (what [`ggf`] reads) and the `games.txt` lines.
+//! * [`gamedb`]: readers for game databases (WTHOR, Logistello).
+//!
+//! Records use only the rules layers below them (up to `position`).
+
+pub mod game;
+pub mod ggf;
+pub mod game_record;
+pub mod gamedb;
