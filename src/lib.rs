@@ -8,6 +8,8 @@
 pub mod square;
 /// The rule options of RULES.md.
 pub mod rules;
+/// Argument types shared by the command-line tools (the rule flags).
+pub mod cli;
 /// `u64` helpers: rays, shifts, symmetries.
 pub mod bitboard;
 /// `Board {player, opponent}`: legal moves, flips, scores.
@@ -38,5 +40,7 @@ pub mod analyze;
 pub mod matchplay;
 /// Training the pattern evaluation from game records.
 pub mod train;
-/// Command-line tools behind `annex <subcommand>`.
-pub mod tools;
+/// `annex solve`: exact / WLD solving of OBF suites.
+pub mod solve;
+/// `annex bench`: the search signature.
+pub mod bench;

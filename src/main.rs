@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use annex::tools::train as train_tool;
+use annex::train::cli as train_tool;
 
 #[derive(Parser)]
 #[command(name = "annex", version, about = "Annex, an Othello/Reversi engine")]
@@ -30,19 +30,19 @@ enum Command {
     #[command(subcommand)]
     Book(BookCommand),
     /// The solo puzzle: play dealt games with a player, or interactively.
-    Solo(annex::tools::solo::SoloArgs),
+    Solo(annex::solo::cli::SoloArgs),
     /// Solve the positions of an OBF file exactly (or WLD) and check them.
-    Solve(annex::tools::solve::SolveArgs),
+    Solve(annex::solve::SolveArgs),
     /// Search fixed positions at a fixed depth: the node-count signature.
-    Bench(annex::tools::bench::BenchArgs),
+    Bench(annex::bench::BenchArgs),
     /// Train the pattern evaluation from game records.
     Train(train_tool::TrainArgs),
     /// Measure an evaluation: accuracy, speed, self-play strength.
     EvalMeasure(train_tool::MeasureArgs),
     /// Play engine-versus-engine games (UCI-style, NBoard or GTP engines).
-    Match(annex::tools::match_::MatchArgs),
+    Match(annex::matchplay::cli::MatchArgs),
     /// Analyse positions for scripts: one JSON object per line.
-    Analyze(annex::tools::analyze::AnalyzeArgs),
+    Analyze(annex::analyze::cli::AnalyzeArgs),
 }
 
 #[derive(Subcommand)]
@@ -96,7 +96,7 @@ struct PerftArgs {
     #[arg(long, allow_hyphen_values = true)]
     moves: Option<String>,
     #[command(flatten)]
-    rules: annex::tools::RuleFlags,
+    rules: annex::cli::RuleFlags,
 }
 
 fn run_perft(a: &PerftArgs) -> Result<(), String> {
@@ -157,18 +157,18 @@ fn main() -> ExitCode {
             plies,
             min_games,
             files,
-        })) => annex::tools::book::build(&files, BuildOptions { plies, min_games }, &out)
+        })) => annex::book::cli::build(&files, BuildOptions { plies, min_games }, &out)
             .map(|s| println!("{s}")),
         Some(Command::Book(BookCommand::Show { file, moves })) => {
-            annex::tools::book::show(file.as_deref(), &moves).map(|s| println!("{s}"))
+            annex::book::cli::show(file.as_deref(), &moves).map(|s| println!("{s}"))
         }
-        Some(Command::Solo(a)) => annex::tools::solo::run(&a),
-        Some(Command::Solve(a)) => annex::tools::solve::run(&a),
-        Some(Command::Bench(a)) => annex::tools::bench::run(&a).map(|_| ()),
+        Some(Command::Solo(a)) => annex::solo::cli::run(&a),
+        Some(Command::Solve(a)) => annex::solve::run(&a),
+        Some(Command::Bench(a)) => annex::bench::run(&a).map(|_| ()),
         Some(Command::Train(a)) => train_tool::run(&a),
         Some(Command::EvalMeasure(a)) => train_tool::measure(&a),
-        Some(Command::Match(a)) => annex::tools::match_::run(&a),
-        Some(Command::Analyze(a)) => annex::tools::analyze::run(&a),
+        Some(Command::Match(a)) => annex::matchplay::cli::run(&a),
+        Some(Command::Analyze(a)) => annex::analyze::cli::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

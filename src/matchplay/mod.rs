@@ -26,6 +26,7 @@ pub mod game;
 pub mod stats;
 pub mod openings;
 pub mod tournament;
+pub mod cli;
 
 use client::{MoveLimit, Protocol};
 use std::time::Duration;

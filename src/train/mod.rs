@@ -26,6 +26,7 @@ pub mod fit;
 pub mod gtp;
 pub mod measure;
 pub mod relabel;
+pub mod cli;
 
 use crate::board::Board;
 use crate::engine::Engine;

@@ -1,8 +1,8 @@
 //! `annex analyze`: positions from a file or stdin, one JSON object per
 //! line on stdout (schema: [`crate::analyze`]).
 
-use super::RuleFlags;
 use crate::analyze::{AnalyzeOptions, Analyzer};
+use crate::cli::RuleFlags;
 use crate::search::{Limits, SolveMode};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
