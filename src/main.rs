@@ -1,13 +1,8 @@
 //! The `annex` executable: with no subcommand it speaks the engine
 //! protocols on stdin/stdout; subcommands are command-line tools.
 
-use annex::book::build::BuildOptions;
-use annex::perft::{Convention, PerftOptions, divide};
-use annex::position::Position;
 use clap::{Parser, Subcommand};
-use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
 
 use annex::train::cli as train_tool;
 
@@ -25,10 +20,10 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Count the leaves of the game tree.
-    Perft(PerftArgs),
+    Perft(annex::perft::cli::PerftArgs),
     /// Build or query the opening book.
     #[command(subcommand)]
-    Book(BookCommand),
+    Book(annex::book::cli::BookCommand),
     /// The solo puzzle: play dealt games with a player, or interactively.
     Solo(annex::solo::cli::SoloArgs),
     /// Solve the positions of an OBF file exactly (or WLD) and check them.
@@ -45,98 +40,6 @@ enum Command {
     Analyze(annex::analyze::cli::AnalyzeArgs),
 }
 
-#[derive(Subcommand)]
-enum BookCommand {
-    /// Build a book from WTHOR game files.
-    Build {
-        /// Output file.
-        #[arg(long, default_value = "book/annex.book")]
-        out: PathBuf,
-        /// Plies of each game taken into the book.
-        #[arg(long, default_value_t = 20)]
-        plies: usize,
-        /// Games a move needs to enter the book.
-        #[arg(long, default_value_t = 4)]
-        min_games: u32,
-        /// WTHOR files (.wtb).
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-    },
-    /// Show the book moves after a transcript.
-    Show {
-        /// Book file (default: the embedded book).
-        #[arg(long)]
-        file: Option<PathBuf>,
-        /// Moves from the start position.
-        #[arg(default_value = "")]
-        moves: String,
-    },
-}
-
-#[derive(clap::Args)]
-struct PerftArgs {
-    /// Depth in plies.
-    depth: u32,
-    /// Print the count below each move.
-    #[arg(long)]
-    divide: bool,
-    /// Pass convention: oeis, carry or nopass.
-    #[arg(long, default_value = "oeis")]
-    convention: String,
-    /// Threads.
-    #[arg(long, default_value_t = 1)]
-    threads: usize,
-    /// Count table size in MiB.
-    #[arg(long, default_value_t = 256)]
-    hash: usize,
-    /// Start from this board: "<64 chars> <X|O>".
-    #[arg(long, allow_hyphen_values = true)]
-    board: Option<String>,
-    /// Then play this transcript.
-    #[arg(long, allow_hyphen_values = true)]
-    moves: Option<String>,
-    #[command(flatten)]
-    rules: annex::cli::RuleFlags,
-}
-
-fn run_perft(a: &PerftArgs) -> Result<(), String> {
-    let rules = a.rules.rules()?;
-    let conv: Convention = a.convention.parse()?;
-    let mut pos = match &a.board {
-        Some(b) => b.parse::<Position>().map_err(|e| e.to_string())?,
-        None => Position::start(&rules),
-    };
-    if let Some(m) = &a.moves {
-        pos = pos.play_transcript(m, &rules).map_err(|e| e.to_string())?.0;
-    }
-    let depth = a.depth;
-    let t = Instant::now();
-    let opt = PerftOptions {
-        convention: conv,
-        threads: a.threads.max(1),
-        hash_mb: a.hash.max(1),
-    };
-    let total = if depth == 0 {
-        1
-    } else if pos.is_game_over(&rules) {
-        annex::perft::perft_with(&pos.board, &rules, depth, opt)
-    } else {
-        let parts = divide(&pos.board, &rules, depth, opt);
-        if a.divide {
-            for (m, n) in &parts {
-                println!("{m} {n}");
-            }
-        }
-        parts.iter().map(|x| x.1).sum()
-    };
-    let s = t.elapsed().as_secs_f64();
-    println!(
-        "{total} leaves, depth {depth}, {conv}, {s:.3} s, {:.0} leaves/s",
-        total as f64 / s.max(1e-9)
-    );
-    Ok(())
-}
-
 fn run_protocol(forced: Option<&str>) -> Result<(), String> {
     let forced = forced
         .map(|p| p.parse::<annex::protocol::Protocol>())
@@ -151,17 +54,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         None => run_protocol(cli.protocol.as_deref()),
-        Some(Command::Perft(a)) => run_perft(&a),
-        Some(Command::Book(BookCommand::Build {
-            out,
-            plies,
-            min_games,
-            files,
-        })) => annex::book::cli::build(&files, BuildOptions { plies, min_games }, &out)
-            .map(|s| println!("{s}")),
-        Some(Command::Book(BookCommand::Show { file, moves })) => {
-            annex::book::cli::show(file.as_deref(), &moves).map(|s| println!("{s}"))
-        }
+        Some(Command::Perft(a)) => annex::perft::cli::run(&a),
+        Some(Command::Book(c)) => annex::book::cli::run(&c),
         Some(Command::Solo(a)) => annex::solo::cli::run(&a),
         Some(Command::Solve(a)) => annex::solve::run(&a),
         Some(Command::Bench(a)) => annex::bench::run(&a).map(|_| ()),

@@ -62,3 +62,57 @@ pub fn show(file: Option<&Path>, moves: &str) -> Result<String, String> {
         .collect::<Vec<_>>()
         .join("\n"))
 }
+
+/// Subcommands of `annex book`.
+#[derive(clap::Subcommand)]
+pub enum BookCommand {
+    /// Build a book from WTHOR game files.
+    Build {
+        /// Output file.
+        #[arg(long, default_value = "book/annex.book")]
+        out: PathBuf,
+        /// Plies of each game taken into the book.
+        #[arg(long, default_value_t = 20)]
+        plies: usize,
+        /// Games a move needs to enter the book.
+        #[arg(long, default_value_t = 4)]
+        min_games: u32,
+        /// WTHOR files (.wtb).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Show the book moves after a transcript.
+    Show {
+        /// Book file (default: the embedded book).
+        #[arg(long)]
+        file: Option<PathBuf>,
+        /// Moves from the start position.
+        #[arg(default_value = "")]
+        moves: String,
+    },
+}
+
+/// Runs `annex book build` or `annex book show` and prints the result on
+/// stdout.
+///
+/// # Errors
+/// As [`build`] and [`show`].
+pub fn run(c: &BookCommand) -> Result<(), String> {
+    match c {
+        BookCommand::Build {
+            out,
+            plies,
+            min_games,
+            files,
+        } => build(
+            files,
+            BuildOptions {
+                plies: *plies,
+                min_games: *min_games,
+            },
+            out,
+        )
+        .map(|s| println!("{s}")),
+        BookCommand::Show { file, moves } => show(file.as_deref(), moves).map(|s| println!("{s}")),
+    }
+}

@@ -22,6 +22,8 @@
 //! assert_eq!(perft(&Position::start(&r).board, &r, 6, Convention::Oeis, 1), 8200);
 //! ```
 
+pub mod cli;
+
 use crate::board::Board;
 use crate::moves::{Move, MoveList, play_unchecked};
 use crate::rules::RuleSet;
