@@ -8,11 +8,11 @@
 //! even. Game numbers run 1.. over all pairs, so a resumed match replays
 //! exactly the games missing from `games.txt`.
 
-use super::EngineSpec;
-use super::client::{Client, connect};
+use super::client::Client;
 use super::game::{GameSpec, Referee, Side, play_game};
 use super::openings::Opening;
 use super::stats::{Sprt, Verdict, Wld};
+use super::{EngineSpec, connect};
 use crate::position::Position;
 use crate::record::game_record::{GameRecord, GgfHeader, Outcome, Termination, ggf};
 use crate::rules::RuleSet;
