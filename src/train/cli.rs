@@ -410,7 +410,7 @@ fn crate_measure(a: &MeasureArgs) -> Result<(), String> {
             &[("pattern", &eval), ("baseline", &base)]
         };
         for &(ename, e) in players {
-            let (r, per_move) = crate::train::gtp::gtp_match(program, e, &lines, &limits)?;
+            let (r, per_move) = crate::train::measure::gtp_match(program, e, &lines, &limits)?;
             let (elo, margin) = r.elo();
             println!(
                 "{ename} vs {program}, {} games (XOT, colours swapped), annex {} ms/move, {program} {:.0} ms/move on average: +{} ={} -{}, score {:.1}%, Elo {:+.0} ± {:.0}, mean discs {:+.2} ({:.0} s)",

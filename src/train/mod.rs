@@ -23,7 +23,6 @@
 
 pub mod data;
 pub mod fit;
-pub mod gtp;
 pub mod measure;
 pub mod relabel;
 pub mod cli;
