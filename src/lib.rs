@@ -1,13 +1,21 @@
 //! Annex: an Othello/Reversi engine.
 //!
 //! Modules are listed lowest layer first; a module uses only those above it
-//! in this list (`rustfmt.toml` keeps this order).
+//! in this list (`rustfmt.toml` keeps this order). Each feature owns its
+//! command-line face (`annex <subcommand>`), in its `cli` module or, for a
+//! feature that is only a command, in its own file.
 #![warn(missing_docs)]
+
+// The core layers, square -> rules -> bitboard -> board -> moves ->
+// position -> eval -> search -> engine -> protocol, and the modules that
+// sit between them (the shared rule flags, records, perft, the book).
 
 /// Squares a1..h8 and the 8 directions.
 pub mod square;
 /// The rule options of RULES.md.
 pub mod rules;
+/// Argument types shared by the command-line tools (the rule flags).
+pub mod cli;
 /// `u64` helpers: rays, shifts, symmetries.
 pub mod bitboard;
 /// `Board {player, opponent}`: legal moves, flips, scores.
@@ -16,15 +24,13 @@ pub mod board;
 pub mod moves;
 /// `Position` (absolute side), board strings, transcripts, OBF.
 pub mod position;
-/// The solo puzzle (Knizia): rules on bitboards, dealing, players.
-pub mod solo;
-/// Leaf counting under three pass conventions.
+/// Game records: the protocol's game, GGF, match records, game databases.
+pub mod record;
+/// Leaf counting under three pass conventions (`annex perft`).
 pub mod perft;
 /// Static evaluation: interface and evaluators.
 pub mod eval;
-/// Readers for game databases (WTHOR, Logistello).
-pub mod gamedb;
-/// The opening book: format, lookup, building.
+/// The opening book: format, lookup, building (`annex book`).
 pub mod book;
 /// Search: PVS, endgame solver, transposition table, threads.
 pub mod search;
@@ -32,11 +38,25 @@ pub mod search;
 pub mod engine;
 /// The protocols: UCI-style, NBoard, GTP; the only stdout writer.
 pub mod protocol;
+
+// Tools on top of the core.
+
 /// `annex analyze`: positions in, JSON lines out.
 pub mod analyze;
-/// Engine-versus-engine matches: protocol clients, referee, statistics.
+/// Engine-versus-engine matches (`annex match`): protocol clients, referee,
+/// statistics.
 pub mod matchplay;
-/// Training the pattern evaluation from game records.
+/// Training the pattern evaluation from game records (`annex train`,
+/// `annex eval-measure`).
 pub mod train;
-/// Command-line tools behind `annex <subcommand>`.
-pub mod tools;
+/// `annex solve`: exact / WLD solving of OBF suites.
+pub mod solve;
+/// `annex bench`: the search signature.
+pub mod bench;
+
+// Separate games.
+
+/// The solo puzzle (Knizia, `annex solo`): a game of its own, not a layer
+/// of the engine. It uses only the lowest core layers (square, rules,
+/// bitboard, board), and nothing uses it.
+pub mod solo;

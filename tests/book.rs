@@ -5,8 +5,8 @@
 use crate::util::{Annex, data_dir};
 use annex::bitboard::symmetry_square;
 use annex::book::Book;
-use annex::gamedb::parse_wthor;
 use annex::position::Position;
+use annex::record::gamedb::parse_wthor;
 use annex::rules::RuleSet;
 use std::collections::HashMap;
 

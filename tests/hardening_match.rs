@@ -2,8 +2,8 @@
 //! `annex match` run as users run it, against the fake engines of
 //! `tests/fake_engine.py`.
 
-use crate::match_::{annex_match, check_games, fake, score_line, scratch, xot};
-use annex::matchplay::record::Termination;
+use crate::matchplay::{annex_match, check_games, fake, score_line, scratch, xot};
+use annex::record::game_record::Termination;
 use annex::rules::RuleSet;
 use std::path::Path;
 

@@ -15,7 +15,7 @@ mod protocol_nboard;
 mod solo;
 mod book;
 mod eval;
-mod match_;
+mod matchplay;
 mod analyze;
 mod hardening_engine;
 mod hardening_protocol;

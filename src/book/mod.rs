@@ -21,6 +21,7 @@
 //! ```
 
 pub mod build;
+pub mod cli;
 
 use crate::bitboard::symmetry_square;
 use crate::board::Board;

@@ -8,15 +8,11 @@
 //! * GTP v2 (`boardsize 8`, `clear_board`, `play`, `genmove`), see
 //!   [`super::gtp`].
 //!
-//! Without a protocol prefix [`connect`] detects the protocol by handshake:
+//! Without a protocol prefix [`super::connect`] detects the protocol by handshake:
 //! `uci` → `uciok`, else (fresh process) `protocol_version` → `= …`, else
 //! (fresh process) `nboard 2` + `ping 1` → `pong 1`.
 
-use super::EngineSpec;
-use super::gtp::Gtp;
-use super::nboard::NBoard;
-use super::process::{EngineProcess, Failure};
-use super::uci::Uci;
+use super::process::Failure;
 use crate::moves::Move;
 use crate::position::Position;
 use crate::rules::RuleSet;
@@ -148,50 +144,4 @@ pub trait Client: Send {
     fn kill(&mut self) {
         self.process().kill();
     }
-}
-
-/// Starts and initialises the engine of `spec` under `rules`, detecting
-/// the protocol when `spec` names none.
-///
-/// # Errors
-/// The engine cannot be started, answers no protocol, or refuses the
-/// rules or options asked for.
-pub fn connect(
-    spec: &EngineSpec,
-    rules: &RuleSet,
-    label: &str,
-) -> Result<Box<dyn Client>, Failure> {
-    let protocols: Vec<Protocol> = match spec.protocol {
-        Some(p) => vec![p],
-        None => vec![Protocol::Uci, Protocol::Gtp, Protocol::NBoard],
-    };
-    let mut errors = Vec::new();
-    for p in &protocols {
-        let timeout = if spec.protocol.is_some() {
-            HANDSHAKE_TIMEOUT
-        } else {
-            PROBE_TIMEOUT
-        };
-        let proc = EngineProcess::spawn(&spec.command, label)?;
-        let deadline = Instant::now() + timeout;
-        let client: Result<Box<dyn Client>, Failure> = match p {
-            Protocol::Uci => Uci::handshake(proc, deadline).map(|c| Box::new(c) as Box<dyn Client>),
-            Protocol::Gtp => Gtp::handshake(proc, deadline).map(|c| Box::new(c) as Box<dyn Client>),
-            Protocol::NBoard => {
-                NBoard::handshake(proc, deadline).map(|c| Box::new(c) as Box<dyn Client>)
-            }
-        };
-        match client {
-            Ok(mut c) => {
-                c.configure(rules, &spec.options, &spec.limit)?;
-                return Ok(c);
-            }
-            Err(e) => errors.push(format!("{p}: {e}")),
-        }
-    }
-    Err(Failure::Protocol(format!(
-        "'{}' answered no protocol ({})",
-        spec.command,
-        errors.join("; ")
-    )))
 }

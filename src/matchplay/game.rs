@@ -5,10 +5,10 @@
 
 use super::client::{Client, MoveLimit, MoveRequest};
 use super::process::Failure;
-use super::record::{GameRecord, Outcome, Termination};
 use crate::board::Color;
 use crate::moves::Move;
 use crate::position::Position;
+use crate::record::game_record::{GameRecord, Outcome, Termination};
 use crate::rules::RuleSet;
 use std::time::{Duration, Instant};
 

@@ -3,15 +3,18 @@
 //! * [`process`]: an engine child process as a channel of lines (every wait
 //!   has a deadline).
 //! * [`client`], [`uci`], [`nboard`], [`gtp`]: the client side of the three
-//!   protocols, with protocol detection by handshake.
+//!   protocols; [`connect`](crate::matchplay::connect) starts an engine,
+//!   detecting its protocol by handshake.
 //! * [`game`]: the referee (our own rules code) playing one game.
-//! * [`record`]: results, GGF, the `games.txt` lines used to audit and
-//!   resume a match.
+//! * [`crate::record::game_record`]: results, GGF, the `games.txt` lines
+//!   used to audit and resume a match.
 //! * [`resume`]: the settings recorded in `--out` and the checks and
 //!   repairs made before resuming.
 //! * [`stats`]: score, Elo ± margin, LOS, SPRT.
 //! * [`openings`]: XOT-style opening lists.
 //! * [`tournament`]: the schedule, the worker threads and the accounting.
+//! * [`cli`](crate::matchplay::cli): `annex match`, the command line onto
+//!   all of the above.
 //!
 //! Threads: `concurrency` workers each own one process per engine, reused
 //! across the games that worker plays (`ucinewgame`, a fresh NBoard `set
@@ -24,15 +27,20 @@ pub mod client;
 pub mod uci;
 pub mod nboard;
 pub mod gtp;
-pub mod record;
 pub mod resume;
 pub mod game;
 pub mod stats;
 pub mod openings;
 pub mod tournament;
+pub mod cli;
 
-use client::{MoveLimit, Protocol};
-use std::time::Duration;
+use crate::rules::RuleSet;
+use client::{Client, HANDSHAKE_TIMEOUT, MoveLimit, PROBE_TIMEOUT, Protocol};
+use gtp::Gtp;
+use nboard::NBoard;
+use process::{EngineProcess, Failure};
+use std::time::{Duration, Instant};
+use uci::Uci;
 
 /// Deepest fixed depth per move (a game has at most 60 moves; NBoard's
 /// `set depth` takes 1-60).
@@ -162,6 +170,52 @@ pub fn parse_tc(s: &str) -> Result<(Duration, Duration), String> {
         return Err(format!("invalid time control '{s}' (base time is zero)"));
     }
     Ok((base, secs(inc)?))
+}
+
+/// Starts and initialises the engine of `spec` under `rules`, detecting
+/// the protocol when `spec` names none.
+///
+/// # Errors
+/// The engine cannot be started, answers no protocol, or refuses the
+/// rules or options asked for.
+pub fn connect(
+    spec: &EngineSpec,
+    rules: &RuleSet,
+    label: &str,
+) -> Result<Box<dyn Client>, Failure> {
+    let protocols: Vec<Protocol> = match spec.protocol {
+        Some(p) => vec![p],
+        None => vec![Protocol::Uci, Protocol::Gtp, Protocol::NBoard],
+    };
+    let mut errors = Vec::new();
+    for p in &protocols {
+        let timeout = if spec.protocol.is_some() {
+            HANDSHAKE_TIMEOUT
+        } else {
+            PROBE_TIMEOUT
+        };
+        let proc = EngineProcess::spawn(&spec.command, label)?;
+        let deadline = Instant::now() + timeout;
+        let client: Result<Box<dyn Client>, Failure> = match p {
+            Protocol::Uci => Uci::handshake(proc, deadline).map(|c| Box::new(c) as Box<dyn Client>),
+            Protocol::Gtp => Gtp::handshake(proc, deadline).map(|c| Box::new(c) as Box<dyn Client>),
+            Protocol::NBoard => {
+                NBoard::handshake(proc, deadline).map(|c| Box::new(c) as Box<dyn Client>)
+            }
+        };
+        match client {
+            Ok(mut c) => {
+                c.configure(rules, &spec.options, &spec.limit)?;
+                return Ok(c);
+            }
+            Err(e) => errors.push(format!("{p}: {e}")),
+        }
+    }
+    Err(Failure::Protocol(format!(
+        "'{}' answered no protocol ({})",
+        spec.command,
+        errors.join("; ")
+    )))
 }
 
 #[cfg(test)]

@@ -5,8 +5,8 @@
 
 use super::client::{Client, HANDSHAKE_TIMEOUT, MoveLimit, MoveRequest, Protocol, Reply};
 use super::process::{EngineProcess, Failure};
-use super::record::{GgfHeader, ggf};
 use crate::position::Position;
+use crate::record::game_record::{GgfHeader, ggf};
 use crate::rules::RuleSet;
 use std::time::Instant;
 

@@ -11,7 +11,7 @@
 //!   by a match killed while writing) are taken out of it once, kept in
 //!   `DIR/games-dropped.txt`, said on stderr, and their games replayed.
 
-use super::record::GameRecord;
+use crate::record::game_record::GameRecord;
 use super::tournament::MatchConfig;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -8,14 +8,14 @@
 //! even. Game numbers run 1.. over all pairs, so a resumed match replays
 //! exactly the games missing from `games.txt`.
 
-use super::EngineSpec;
-use super::client::{Client, connect};
+use super::client::Client;
 use super::game::{GameSpec, Referee, Side, play_game};
 use super::openings::Opening;
-use super::record::{GameRecord, GgfHeader, Outcome, Termination, ggf};
 use super::resume::{Slot, load_saved};
 use super::stats::{Sprt, Verdict, Wld};
+use super::{EngineSpec, connect};
 use crate::position::Position;
+use crate::record::game_record::{GameRecord, GgfHeader, Outcome, Termination, ggf};
 use crate::rules::RuleSet;
 use std::collections::BTreeMap;
 use std::io::Write;

@@ -5,7 +5,6 @@
 //! are Othello square names (`f5`; `a1` = top-left as in `RULES.md`), the
 //! convention of Edax, so that gogui-twogtp games between the two agree.
 
-use super::game::{Game, color_name};
 use super::quote_token;
 use super::reply::final_result;
 use super::time::allocate;
@@ -15,6 +14,7 @@ use crate::board::Color;
 use crate::engine::{Engine, EngineEvent};
 use crate::moves::{Move, MoveError};
 use crate::position::Position;
+use crate::record::game::{Game, color_name};
 use crate::search::Limits;
 use crate::square::Square;
 use crossbeam_channel::Receiver;

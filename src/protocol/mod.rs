@@ -14,8 +14,6 @@
 //!   at a time. A closed stdout (broken pipe) ends the session cleanly.
 
 pub mod command;
-pub mod game;
-pub mod ggf;
 mod gtp;
 mod nboard;
 pub mod reply;

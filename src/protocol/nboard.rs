@@ -5,8 +5,6 @@
 //! search. `ping n` stops the search at once (the reader trips the stop),
 //! sends what the search found, then `pong n`.
 
-use super::game::Game;
-use super::ggf::{self, Clock};
 use super::quote_token;
 use super::time::allocate;
 use super::uci::{DEFAULT_OVERHEAD_MS, checked_move};
@@ -14,6 +12,8 @@ use super::{Flow, Handler, Out, drain_until_best};
 use crate::engine::{Engine, EngineEvent};
 use crate::moves::Move;
 use crate::position::Position;
+use crate::record::game::Game;
+use crate::record::ggf::{self, Clock};
 use crate::search::{BestMove, Bound, Info, Limits, SolveMode};
 use crossbeam_channel::Receiver;
 use std::io;

@@ -2,7 +2,6 @@
 //! section "UCI-style protocol".
 
 use super::command::{self, Command, GoParams, PositionCmd, Query};
-use super::game::Game;
 use super::reply::{self, ScoreStyle};
 use super::time::allocate;
 use super::{Flow, Handler, Out, drain_until_best, quote_token};
@@ -12,6 +11,7 @@ use crate::eval::SCALE;
 use crate::moves::Move;
 use crate::perft::{Convention, PerftOptions, divide};
 use crate::position::Position;
+use crate::record::game::Game;
 use crate::search::{BestMove, Limits};
 use crossbeam_channel::Receiver;
 use std::io;

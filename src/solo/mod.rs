@@ -46,6 +46,7 @@
 mod game;
 pub mod player;
 pub mod rng;
+pub mod cli;
 mod types;
 
 pub use game::{Deal, SoloGame};

@@ -35,10 +35,10 @@ fn squares(moves: &[crate::moves::Move]) -> Vec<u8> {
         .collect()
 }
 
-/// Reads a WTHOR `.wtb` file (decoded by [`crate::gamedb::parse_wthor`]).
+/// Reads a WTHOR `.wtb` file (decoded by [`crate::record::gamedb::parse_wthor`]).
 /// Games with impossible disc counts are skipped.
 pub fn read_wthor(bytes: &[u8]) -> Result<Vec<Game>, String> {
-    let w = crate::gamedb::parse_wthor(bytes).map_err(|e| e.to_string())?;
+    let w = crate::record::gamedb::parse_wthor(bytes).map_err(|e| e.to_string())?;
     let depth = match w.theoretical_depth {
         0 => 24,
         d => d as u32,
@@ -89,7 +89,7 @@ pub fn read_logbook(text: &str) -> (Vec<Game>, usize) {
 }
 
 fn parse_logbook_line(line: &str) -> Option<Game> {
-    let g = crate::gamedb::parse_logbook_line(line).ok()?;
+    let g = crate::record::gamedb::parse_logbook_line(line).ok()?;
     let result = g.black_minus_white.filter(|r| (-64..=64).contains(r))?;
     Some(Game {
         moves: squares(&g.moves),

@@ -1,6 +1,9 @@
 //! Measuring an evaluation: accuracy against exact scores, speed, and
 //! strength in self-play.
 //!
+//! Strength against an external GTP engine (e.g. GRhino's `gtp-rhino`)
+//! goes through the match client of [`crate::matchplay`].
+//!
 //! The searches here are deliberately small and independent of the
 //! engine's search: a fixed-depth alpha-beta (for the "depth-N search"
 //! accuracy and the fixed-depth matches) and an exact endgame solver (for
@@ -8,11 +11,19 @@
 //! measure evaluations against each other on equal terms; they are not the
 //! engine.
 
-use crate::board::{Board, flips, legal_moves};
+use crate::board::{Board, Color, flips, legal_moves};
+use crate::engine::Engine;
 use crate::eval::{Evaluator, SCALE};
+use crate::matchplay::client::{Client, MoveLimit, MoveRequest, Protocol};
+use crate::matchplay::{EngineSpec, connect};
+use crate::moves::Move;
 use crate::position::{ObfLine, Position};
+use crate::rules::RuleSet;
+use crate::search::Limits;
+use crate::square::Square;
 use rayon::prelude::*;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 /// A position with its exact score (discs, side to move).
 #[derive(Clone, Copy, Debug)]
@@ -438,4 +449,130 @@ pub fn engine_match(
         }
     }
     r
+}
+
+/// How long a GTP engine may take for one move.
+const GTP_MOVE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Plays one game against a GTP engine (the match client,
+/// [`crate::matchplay`]) from the opening `moves` (squares from the start
+/// position, no passes); Annex plays Black when `annex_black`. Returns the
+/// final disc difference for Annex (a forfeit by the GTP engine counts
+/// +64, logged); adds the GTP engine's seconds and moves to `think`.
+fn play_gtp_game(
+    gtp: &mut dyn Client,
+    engine: &mut Engine,
+    opening: &[Square],
+    annex_black: bool,
+    limits: &Limits,
+    think: &mut (f64, u64),
+) -> Result<i32, String> {
+    let start = Position::start(&RuleSet::default());
+    gtp.new_game(&start).map_err(|f| f.to_string())?;
+    engine.new_game();
+    let mut moves = Vec::new();
+    let mut b = Board::start();
+    let mut black = true;
+    for &sq in opening {
+        moves.push(Move::square(sq));
+        b = b.play_flips(sq.index(), flips(b.player, b.opponent, sq.index()));
+        black = !black;
+    }
+    loop {
+        let annex_to_move = black == annex_black;
+        let side = if black { Color::Black } else { Color::White };
+        let lm = legal_moves(b.player, b.opponent);
+        if lm == 0 {
+            if legal_moves(b.opponent, b.player) == 0 {
+                let d = final_diff(&b);
+                return Ok(if annex_to_move { d } else { -d });
+            }
+            // A forced pass: the client tells the GTP engine before its
+            // next move.
+            moves.push(Move::PASS);
+            b = b.pass();
+            black = !black;
+            continue;
+        }
+        let sq = if annex_to_move {
+            let bm = engine.search_sync(Position { board: b, side }, limits.clone());
+            bm.best
+                .to_square()
+                .filter(|s| lm >> s.index() & 1 != 0)
+                .ok_or_else(|| format!("engine returned {} on {b:?}", bm.best))?
+        } else {
+            let t = Instant::now();
+            let times = vec![0.0; moves.len()];
+            let req = MoveRequest {
+                start: &start,
+                moves: &moves,
+                times: &times,
+                position: &Position { board: b, side },
+                clocks: [None, None],
+                limit: &MoveLimit::default(),
+                deadline: t + GTP_MOVE_TIMEOUT,
+            };
+            let r = gtp.go(&req).map_err(|f| format!("GTP engine: {f}"))?.text;
+            think.0 += t.elapsed().as_secs_f64();
+            think.1 += 1;
+            match r.parse::<Square>() {
+                Ok(s) if lm >> s.index() & 1 != 0 => s,
+                _ => {
+                    log::warn!("GTP engine played '{r}' (illegal) on {b:?}: forfeit");
+                    return Ok(64);
+                }
+            }
+        };
+        moves.push(Move::square(sq));
+        b = b.play_flips(sq.index(), flips(b.player, b.opponent, sq.index()));
+        black = !black;
+    }
+}
+
+/// A match against the GTP engine started by `program` over `openings`
+/// (each twice, colours swapped); Annex uses `eval` under `limits`.
+/// Returns the result and the GTP engine's mean seconds per move.
+///
+/// # Errors
+/// The engine cannot be started, does not speak GTP, or fails during a
+/// game (crash, timeout, refused command).
+pub fn gtp_match(
+    program: &str,
+    eval: &Evaluator,
+    openings: &[Vec<Square>],
+    limits: &Limits,
+) -> Result<(MatchResult, f64), String> {
+    let spec = EngineSpec {
+        name: "gtp".into(),
+        protocol: Some(Protocol::Gtp),
+        command: program.to_string(),
+        options: Vec::new(),
+        limit: MoveLimit::default(),
+    };
+    let mut gtp = connect(&spec, &RuleSet::default(), &spec.name)
+        .map_err(|f| format!("cannot start {program}: {f}"))?;
+    let mut engine = engine_with(eval);
+    let mut r = MatchResult::default();
+    let mut think = (0.0, 0);
+    for (i, o) in openings.iter().enumerate() {
+        for annex_black in [true, false] {
+            let d = play_gtp_game(&mut *gtp, &mut engine, o, annex_black, limits, &mut think)?;
+            r.discs += d as i64;
+            match d.signum() {
+                1 => r.wins += 1,
+                0 => r.draws += 1,
+                _ => r.losses += 1,
+            }
+        }
+        eprintln!(
+            "gtp match: {}/{} openings, +{} ={} -{}",
+            i + 1,
+            openings.len(),
+            r.wins,
+            r.draws,
+            r.losses
+        );
+    }
+    gtp.quit();
+    Ok((r, think.0 / think.1.max(1) as f64))
 }

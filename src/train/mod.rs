@@ -23,9 +23,9 @@
 
 pub mod data;
 pub mod fit;
-pub mod gtp;
 pub mod measure;
 pub mod relabel;
+pub mod cli;
 
 use crate::board::Board;
 use crate::engine::Engine;

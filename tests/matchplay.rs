@@ -2,8 +2,8 @@
 //! `tests/fake_engine.py` (an independent Python move generator that can
 //! misbehave on request). Every saved game is replayed with our rules code.
 
-use annex::matchplay::record::{GameRecord, Outcome, Termination};
 use annex::position::Position;
+use annex::record::game_record::{GameRecord, Outcome, Termination};
 use annex::rules::{RuleSet, Scoring, Tie};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -22,6 +22,10 @@
 //! assert_eq!(perft(&Position::start(&r).board, &r, 6, Convention::Oeis, 1), 8200);
 //! ```
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+pub mod cli;
+
 use crate::board::Board;
 use crate::moves::{Move, MoveList, play_unchecked};
 use crate::rules::RuleSet;
@@ -429,8 +433,8 @@ kernel!(
 #[cfg(target_arch = "x86_64")]
 kernel!(
     x86_avx2,
-    crate::board::x86_avx2::flips,
-    crate::board::x86_avx2::legal_moves,
+    crate::perft::avx2::flips,
+    crate::perft::avx2::legal_moves,
     "avx2,popcnt,lzcnt,bmi1,bmi2"
 );
 

@@ -1,6 +1,6 @@
 //! `annex train`: command-line front end of [`crate::train`].
 
-use super::{ToolResult, args};
+use crate::cli::{ToolResult, args};
 use crate::eval::pattern::FeatureSet;
 use crate::train::fit::FitConfig;
 use crate::train::{TrainConfig, train};
@@ -420,7 +420,7 @@ fn crate_measure(a: &MeasureArgs, out: &mut impl Write) -> ToolResult {
             &[("pattern", &eval), ("baseline", &base)]
         };
         for &(ename, e) in players {
-            let (r, per_move) = crate::train::gtp::gtp_match(program, e, &lines, &limits)?;
+            let (r, per_move) = crate::train::measure::gtp_match(program, e, &lines, &limits)?;
             let (elo, margin) = r.elo();
             writeln!(
                 out,

@@ -1,6 +1,8 @@
-//! Command-line tools behind `annex <subcommand>`; each returns a result
-//! and writes its report on stdout (tools are not the protocol layer, but
-//! their report is their whole output).
+//! Argument types shared by the command-line tools behind `annex
+//! <subcommand>`. Each feature owns its own command-line face (its `cli`
+//! module, or `bench`/`solve`); each returns a result and writes its report
+//! on stdout (tools are not the protocol layer, but their report is their
+//! whole output).
 //!
 //! Tools write through a locked stdout (`writeln!` into
 //! [`std::io::StdoutLock`]) and pass write errors up as [`ToolError::Output`]:
@@ -9,19 +11,6 @@
 
 /// Ranges of the numeric arguments.
 pub mod args;
-pub mod book;
-pub mod solo;
-
-/// `annex bench`: the search signature.
-pub mod bench;
-/// `annex solve`: exact / WLD solving of OBF suites.
-pub mod solve;
-/// `annex match`: engine-versus-engine games.
-pub mod match_;
-/// `annex analyze`: JSON lines for scripts.
-pub mod analyze;
-/// `annex train` and `annex eval-measure`.
-pub mod train;
 
 use crate::rules::RuleSet;
 use std::fmt;

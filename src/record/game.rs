@@ -4,7 +4,7 @@
 //! implementation.
 //!
 //! ```
-//! use annex::protocol::game::Game;
+//! use annex::record::game::Game;
 //! use annex::rules::RuleSet;
 //! let mut g = Game::new(RuleSet::default());
 //! g.play_str("f5").unwrap();

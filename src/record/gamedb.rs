@@ -9,7 +9,7 @@
 //! `10 * row + col` (1-based), `0` past the last move.
 //!
 //! ```
-//! use annex::gamedb::parse_logbook_line;
+//! use annex::record::gamedb::parse_logbook_line;
 //! let g = parse_logbook_line("+d3-c3+c4: +02 10").unwrap();
 //! assert_eq!(g.moves.len(), 3);
 //! assert_eq!(g.black_minus_white, Some(2));

@@ -8,7 +8,7 @@
 //! With `--wld` only the sign is checked. The table is cleared before each
 //! position. Returns an error (non-zero exit) when a score is wrong.
 
-use super::{ToolResult, args};
+use crate::cli::{ToolResult, args};
 use crate::engine::{Engine, EngineEvent};
 use crate::moves::Move;
 use crate::position::{ObfLine, Position};

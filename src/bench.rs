@@ -9,7 +9,7 @@
 //! Bench drives the engine facade directly; replaying protocol lines would
 //! also exercise the protocol parser (planned once the protocol lands).
 
-use super::{ToolResult, args};
+use crate::cli::{ToolResult, args};
 use crate::engine::Engine;
 use crate::moves::Move;
 use crate::position::Position;

@@ -34,6 +34,8 @@
 //! A line that cannot be read gives `{"line": n, "input": "…", "error":
 //! "…"}` and the analysis goes on with the next line.
 
+pub mod cli;
+
 use crate::engine::{Engine, EngineEvent};
 use crate::moves::Move;
 use crate::position::{ObfLine, Position};

@@ -8,7 +8,7 @@
 //! pass token) or may be left out; a record may end with a pass.
 //!
 //! ```
-//! use annex::protocol::ggf::parse;
+//! use annex::record::ggf::parse;
 //! use annex::rules::RuleSet;
 //! let g = parse("(;GM[Othello]TI[5:00]TY[8]BO[8 ---------------------------O*------*O--------------------------- *]B[F5]W[F6/0.5/1.5];)", RuleSet::default()).unwrap();
 //! assert_eq!(g.game.transcript(), "f5f6");

@@ -2,7 +2,7 @@
 //! in [`crate::matchplay`]; this file maps the command line onto it and
 //! prints the final report on stdout (progress goes to stderr).
 
-use super::RuleFlags;
+use crate::cli::RuleFlags;
 use crate::matchplay::openings::parse_openings;
 use crate::matchplay::stats::{ScoreLines, Sprt, Wld};
 use crate::matchplay::tournament::{MatchConfig, run_match};
@@ -198,7 +198,7 @@ pub fn run(a: &MatchArgs) -> Result<(), String> {
     }
     let mut forfeits: Vec<String> = Vec::new();
     for g in &report.games {
-        if g.end != crate::matchplay::record::Termination::Normal {
+        if g.end != crate::record::game_record::Termination::Normal {
             forfeits.push(format!(
                 "game {}: {} ({})",
                 g.number,

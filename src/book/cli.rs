@@ -2,8 +2,9 @@
 
 use crate::book::Book;
 use crate::book::build::{BuildOptions, Builder};
-use crate::gamedb::parse_wthor;
+use crate::cli::{ToolError, ToolResult, args, print_line};
 use crate::position::Position;
+use crate::record::gamedb::parse_wthor;
 use crate::rules::RuleSet;
 use std::path::{Path, PathBuf};
 
@@ -62,4 +63,61 @@ pub fn show(file: Option<&Path>, moves: &str) -> Result<String, String> {
         .map(|c| format!("{} {:+} {}", c.mv, c.score, c.games))
         .collect::<Vec<_>>()
         .join("\n"))
+}
+
+/// Subcommands of `annex book`.
+#[derive(clap::Subcommand)]
+pub enum BookCommand {
+    /// Build a book from WTHOR game files.
+    Build {
+        /// Output file.
+        #[arg(long, default_value = "book/annex.book")]
+        out: PathBuf,
+        /// Plies of each game taken into the book (1-60).
+        #[arg(long, default_value_t = 20, value_parser = args::book_plies())]
+        plies: usize,
+        /// Games a move needs to enter the book (at least 1).
+        #[arg(long, default_value_t = 4, value_parser = args::positive_u32())]
+        min_games: u32,
+        /// WTHOR files (.wtb).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Show the book moves after a transcript.
+    Show {
+        /// Book file (default: the embedded book).
+        #[arg(long)]
+        file: Option<PathBuf>,
+        /// Moves from the start position.
+        #[arg(default_value = "")]
+        moves: String,
+    },
+}
+
+/// Runs `annex book build` or `annex book show` and prints the result on
+/// stdout.
+///
+/// # Errors
+/// As [`build`] and [`show`].
+pub fn run(c: &BookCommand) -> ToolResult {
+    match c {
+        BookCommand::Build {
+            out,
+            plies,
+            min_games,
+            files,
+        } => build(
+            files,
+            BuildOptions {
+                plies: *plies,
+                min_games: *min_games,
+            },
+            out,
+        )
+        .map_err(ToolError::from)
+        .and_then(|s| print_line(&s)),
+        BookCommand::Show { file, moves } => show(file.as_deref(), moves)
+            .map_err(ToolError::from)
+            .and_then(|s| print_line(&s)),
+    }
 }

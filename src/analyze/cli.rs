@@ -1,7 +1,7 @@
 //! `annex analyze`: positions from a file or stdin, one JSON object per
 //! line on stdout (schema: [`crate::analyze`]).
 
-use super::{RuleFlags, ToolResult, args};
+use crate::cli::{RuleFlags, ToolResult, args};
 use crate::analyze::{AnalyzeOptions, Analyzer};
 use crate::search::{Limits, SolveMode};
 use std::io::{BufRead, BufReader, Write};
