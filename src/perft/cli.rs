@@ -5,8 +5,8 @@
 
 use super::{Convention, PerftOptions, divide};
 use crate::cli::{RuleFlags, ToolResult, args};
-use std::io::Write;
 use crate::position::Position;
+use std::io::Write;
 use std::time::Instant;
 
 /// Arguments of `annex perft`.

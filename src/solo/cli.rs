@@ -16,8 +16,8 @@
 //! ends the game cleanly. After the game is over each further line gets
 //! one `error: …` line, until `quit` or the end of input.
 
-use crate::cli::{ToolError, ToolResult, args};
 use crate::bitboard::Squares;
+use crate::cli::{ToolError, ToolResult, args};
 use crate::rules::Start;
 use crate::solo::player::{MonteCarlo, MonteCarloConfig, RandomPlayer, SoloPlayer, play_out};
 use crate::solo::{Layout, MoveEffect, Objective, SoloGame, SoloMove, SoloState};
