@@ -36,7 +36,7 @@ impl Worker<'_> {
         pv.clear();
         let pv_node = beta - alpha > 1;
         let empties = b.empties() as i32;
-        if self.fast && depth >= empties && !b.is_placement(&self.rules) {
+        if depth >= empties && self.fast_at(b) {
             return if pv_node {
                 self.pvs_end(b, alpha, beta, tie, pv)
             } else {

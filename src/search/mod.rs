@@ -29,7 +29,7 @@ use crate::board::Board;
 use crate::eval::{Evaluator, SCALE};
 use crate::moves::Move;
 use crate::position::Position;
-use crate::rules::{Flips, RuleSet, Scoring};
+use crate::rules::{RuleSet, Scoring};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
@@ -252,9 +252,4 @@ pub(crate) fn tt_key(b: &Board, tie: i32) -> u64 {
 pub(crate) fn final_value(b: &Board, scoring: Scoring, tie: i32) -> i32 {
     let d = b.final_score(scoring);
     if d == 0 { tie * (DISC / 2) } else { d * DISC }
-}
-
-/// Whether the fast (flips all) move generation applies to `rules`.
-pub(crate) fn fast_rules(rules: &RuleSet) -> bool {
-    rules.flips == Flips::All
 }

@@ -11,7 +11,7 @@
 use super::worker::{Child, Worker};
 use super::{BestMove, Bound, DISC, INF, Info, Job, SolveMode, WorkerMsg, to_discs};
 use crate::moves::Move;
-use crate::rules::Tie;
+use crate::rules::{FastPath, Tie};
 use crossbeam_channel::Sender;
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -78,8 +78,11 @@ pub fn run_worker(job: &Job, id: usize, tx: &Sender<WorkerMsg>) -> Option<BestMo
     let empties = root.empties();
     let multipv = limits.multipv.clamp(1, rm.len());
     let cfg = job.config.clone();
-    // Selective passes before an exact solve (flips-all rules only).
-    let sel: Vec<Kind> = if w.fast && empties >= cfg.sel_min_empties && multipv == 1 {
+    // Selective passes before an exact solve (the bitboard solver's only).
+    let sel: Vec<Kind> = if job.rules.fast_path() == FastPath::Bitboard
+        && empties >= cfg.sel_min_empties
+        && multipv == 1
+    {
         [cfg.sel_t1, cfg.sel_t2]
             .into_iter()
             .filter(|&t| t > 0)
