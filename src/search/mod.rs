@@ -1,6 +1,7 @@
 //! The search: iterative-deepening PVS in the midgame, an exact and
-//! win/loss/draw solver in the endgame, a shared transposition table and
-//! lazy-SMP threads. Nothing here prints: results leave as [`Info`] and
+//! win/loss/draw solver in the endgame, a shared transposition table and,
+//! with several threads, young-brothers-wait split points on the engine's
+//! rayon pool (`parallel`). Nothing here prints: results leave as [`Info`] and
 //! [`BestMove`] values through the engine facade (`crate::engine`).
 //!
 //! Units. Inside the search a score is in 1/[`DISC`] disc (the evaluation's
@@ -12,7 +13,7 @@
 //! Modules: `config` (the tunables), [`tt`] (the table), `midgame` (PVS,
 //! ordering), `endgame` (solver, last 1-4 empties, stability), `root`
 //! (iterative deepening, aspiration, multi-PV), `parallel` (split points of
-//! the endgame), [`time`] (time allocation).
+//! the endgame and the midgame), [`time`] (time allocation).
 
 mod config;
 mod endgame;
@@ -182,7 +183,7 @@ impl SearchShared {
     }
 }
 
-/// Everything a search thread needs.
+/// Everything a search needs.
 pub struct Job {
     /// Root position.
     pub position: Position,
@@ -198,24 +199,20 @@ pub struct Job {
     pub tt: Arc<Table>,
     /// Stop flag and counters.
     pub shared: Arc<SearchShared>,
-    /// Number of threads searching.
-    pub threads: usize,
     /// Start of the search.
     pub start: Instant,
-    /// Pool for endgame split points (`None`: single thread).
+    /// Pool for split points (`None`: one thread, no split point).
     pub pool: Option<Arc<rayon::ThreadPool>>,
 }
 
-/// What a search thread sends to the controller.
+/// What the search ([`run_worker`]) sends to the controller.
 #[derive(Debug)]
 pub enum WorkerMsg {
-    /// Thread 0 finished an iteration (one Info per multi-PV line).
+    /// An iteration finished (one Info per multi-PV line).
     Iteration(Vec<Info>),
-    /// A thread ended; thread 0 carries the result.
+    /// The search ended.
     Done {
-        /// Thread index.
-        id: usize,
-        /// Thread 0's result.
+        /// Its result (`None`: the root has no move, or it panicked).
         result: Option<BestMove>,
     },
 }

@@ -32,11 +32,12 @@ enum Kind {
     Solve(SolveMode),
 }
 
-/// Runs the search of `job` on thread `id` and returns its best move
-/// (`None` when the root has no move). Thread 0 sends one
-/// [`WorkerMsg::Iteration`] per completed iteration on `tx`.
-pub fn run_worker(job: &Job, id: usize, tx: &Sender<WorkerMsg>) -> Option<BestMove> {
-    let mut w = Worker::new(job, id);
+/// Runs the search of `job` and returns its best move (`None` when the
+/// root has no move). Sends one [`WorkerMsg::Iteration`] per completed
+/// iteration on `tx`. With a pool in `job`, split points below spread the
+/// work over its threads (see `parallel`).
+pub fn run_worker(job: &Job, tx: &Sender<WorkerMsg>) -> Option<BestMove> {
+    let mut w = Worker::new(job);
     let root = job.position.board;
     let limits = &job.limits;
     let tie = match job.rules.tie {
@@ -175,9 +176,7 @@ pub fn run_worker(job: &Job, id: usize, tx: &Sender<WorkerMsg>) -> Option<BestMo
         // Moves left unsearched after a fail high keep their order, below.
         rm.sort_by_key(|r| std::cmp::Reverse((r.done, r.score)));
         let infos = make_infos(&mut w, &rm, kind, empties, multipv, alpha, beta);
-        if id == 0 {
-            let _ = tx.send(WorkerMsg::Iteration(infos.clone()));
-        }
+        let _ = tx.send(WorkerMsg::Iteration(infos.clone()));
         last = Some((kind, infos));
     }
     w.flush();

@@ -1,4 +1,5 @@
-//! One search thread's state: node counter, stop flag, move buffers.
+//! The state of one search task (the root search, or a task of a split
+//! point): node counter, stop flag, move buffers.
 
 use super::{Config, Job};
 use crate::board::Board;
@@ -22,13 +23,12 @@ pub(crate) struct Child {
     pub key: i32,
 }
 
-/// A search thread.
+/// A search task.
 pub(crate) struct Worker<'a> {
     pub job: &'a Job,
     pub rules: RuleSet,
     pub scoring: Scoring,
     pub cfg: Config,
-    pub id: usize,
     /// Nodes not yet flushed.
     pub local: u64,
     /// All nodes of this worker.
@@ -45,13 +45,12 @@ pub(crate) struct Worker<'a> {
 }
 
 impl<'a> Worker<'a> {
-    pub fn new(job: &'a Job, id: usize) -> Worker<'a> {
+    pub fn new(job: &'a Job) -> Worker<'a> {
         Worker {
             job,
             rules: job.rules,
             scoring: job.rules.scoring,
             cfg: job.config.clone(),
-            id,
             local: 0,
             total: 0,
             stopped: false,
