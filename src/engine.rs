@@ -520,7 +520,6 @@ impl Engine {
             evaluator: self.evaluator.clone(),
             tt: self.tt.clone(),
             shared: self.shared.clone(),
-            threads: self.threads,
             start: Instant::now(),
             pool: (self.threads > 1).then(|| self.pool.clone()),
         });
@@ -789,13 +788,13 @@ impl Controller {
             let job = job.clone();
             self.pool.spawn(move || {
                 let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    run_worker(&job, 0, &wtx)
+                    run_worker(&job, &wtx)
                 }));
                 let result = r.unwrap_or_else(|_| {
                     log::error!("search thread panicked");
                     None
                 });
-                let _ = wtx.send(WorkerMsg::Done { id: 0, result });
+                let _ = wtx.send(WorkerMsg::Done { result });
             });
         }
         let limits = &job.limits;

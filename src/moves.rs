@@ -17,7 +17,7 @@
 
 use crate::bitboard::{CENTRE, Squares};
 use crate::board::{Board, flips, flips_dir};
-use crate::rules::{Flips, RuleSet};
+use crate::rules::{FastPath, RuleSet};
 use crate::square::{Direction, Square};
 use std::fmt;
 
@@ -201,13 +201,15 @@ impl MoveList {
             return list;
         }
         let legal = board.legal_moves();
-        match rules.flips {
-            Flips::All => {
+        match rules.fast_path() {
+            // Flips all: one plain move per square.
+            FastPath::Bitboard => {
                 for sq in Squares(legal) {
                     list.push(Move::square(sq));
                 }
             }
-            Flips::OneLine => {
+            // Flips one-line: a move per bracketed line.
+            FastPath::General => {
                 for sq in Squares(legal) {
                     let first = list.len;
                     for d in Direction::ALL {
@@ -322,7 +324,7 @@ pub fn play_unchecked(board: &Board, rules: &RuleSet, m: Move) -> Board {
         return board.pass();
     };
     let i = sq.index();
-    if rules.start == crate::rules::Start::Free && board.is_placement(rules) {
+    if board.is_placement(rules) {
         let placed = Board::new(board.player | sq.bit(), board.opponent);
         return if placed.occupied().count_ones().is_multiple_of(2) {
             placed.pass()
@@ -335,6 +337,18 @@ pub fn play_unchecked(board: &Board, rules: &RuleSet, m: Move) -> Board {
         Some(d) => flips_dir(board.player, board.opponent, i, d),
     };
     board.play_flips(i, f)
+}
+
+/// The fast path at `board`: the rule set's ([`RuleSet::fast_path`]),
+/// except during the placement plies of `start free`, whose moves are
+/// placements that turn nothing. A board past them never returns to them.
+#[inline]
+pub fn fast_path(board: &Board, rules: &RuleSet) -> FastPath {
+    if board.is_placement(rules) {
+        FastPath::General
+    } else {
+        rules.fast_path()
+    }
 }
 
 /// Checks `m` against the legal moves and plays it; returns the move as

@@ -123,6 +123,21 @@ impl fmt::Display for ParseRuleError {
 
 impl std::error::Error for ParseRuleError {}
 
+/// Which move generation and search kernels a rule set allows. Decided
+/// once, by [`RuleSet::fast_path`], for move generation, perft and the
+/// search (which also leave the fast path during the placement plies of
+/// `start free`: see `moves::fast_path`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum FastPath {
+    /// Flips all: a move is a square that turns every bracketed line, so
+    /// the bitboard kernels apply (legal-move masks, perft's bulk counting,
+    /// the endgame solver and its selective passes).
+    Bitboard,
+    /// Flips one-line: a move is a square and the line it turns; only the
+    /// general move list and search apply.
+    General,
+}
+
 /// A full set of rule options.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Hash)]
 pub struct RuleSet {
@@ -150,6 +165,14 @@ impl RuleSet {
             _ => return Err(ParseRuleError::UnknownOption(name.to_string())),
         }
         Ok(())
+    }
+
+    /// Which fast path these rules allow (the one place that decides it).
+    pub const fn fast_path(&self) -> FastPath {
+        match self.flips {
+            Flips::All => FastPath::Bitboard,
+            Flips::OneLine => FastPath::General,
+        }
     }
 
     /// Whether this is the plain Othello rule set.
@@ -185,6 +208,9 @@ mod tests {
         for s in Start::ALL {
             assert_eq!(s.name().parse::<Start>().unwrap(), *s);
         }
+        assert_eq!(RuleSet::default().fast_path(), FastPath::Bitboard);
+        r.set("flips", "one-line").unwrap();
+        assert_eq!(r.fast_path(), FastPath::General);
         let e = r.set("scoring", "x").unwrap_err().to_string();
         assert!(e.contains("'x'") && e.contains("wof"), "{e}");
     }

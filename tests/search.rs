@@ -291,7 +291,24 @@ fn stop_and_hold() {
         }
     }
     e.wait();
-    // Options cannot change during a search, and a movetime is obeyed.
+    // Options cannot change during a search (an infinite one runs until
+    // stopped, so the refusal is certain), and can again after it.
+    let before = e.hash_bytes();
+    e.go(
+        pos,
+        Limits {
+            infinite: true,
+            ..Limits::default()
+        },
+    );
+    assert!(e.is_searching());
+    assert!(e.set_option("Hash", "2").is_err());
+    assert_eq!(e.hash_bytes(), before);
+    e.stop_handle().stop();
+    e.wait();
+    e.set_option("Hash", "2").unwrap();
+    assert_eq!(e.hash_bytes(), 2 << 20);
+    // A movetime is obeyed.
     e.go(
         pos,
         Limits {
@@ -300,7 +317,6 @@ fn stop_and_hold() {
         },
     );
     let t = Instant::now();
-    assert!(e.set_option("Hash", "2").is_err() || !e.is_searching());
     e.wait();
     assert!(t.elapsed() < Duration::from_secs(3));
 }

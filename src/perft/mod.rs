@@ -28,7 +28,7 @@ pub mod cli;
 
 use crate::board::Board;
 use crate::moves::{Move, MoveList, play_unchecked};
-use crate::rules::RuleSet;
+use crate::rules::{FastPath, RuleSet};
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -504,7 +504,7 @@ pub fn divide(board: &Board, rules: &RuleSet, depth: u32, opt: PerftOptions) -> 
     };
     // A board past the placement plies never returns to them, so the fast
     // path (flips all, plain moves) covers it under any other option.
-    let fast = rules.flips == crate::rules::Flips::All && !board.is_placement(rules);
+    let fast = crate::moves::fast_path(board, rules) == FastPath::Bitboard;
     let table = fast.then(|| CountTable::new(table_bytes(opt.hash_mb, depth)));
     let work = |(m, b, d): &(Move, Board, u32)| -> (Move, u64) {
         let n = match &table {

@@ -26,7 +26,7 @@ impl Worker<'_> {
     pub(crate) fn pvs(
         &mut self,
         b: &Board,
-        mut alpha: i32,
+        alpha: i32,
         beta: i32,
         depth: i32,
         tie: i32,
@@ -36,7 +36,7 @@ impl Worker<'_> {
         pv.clear();
         let pv_node = beta - alpha > 1;
         let empties = b.empties() as i32;
-        if self.fast && depth >= empties && !b.is_placement(&self.rules) {
+        if depth >= empties && self.fast_at(b) {
             return if pv_node {
                 self.pvs_end(b, alpha, beta, tie, pv)
             } else {
@@ -79,17 +79,7 @@ impl Worker<'_> {
         self.children(b, &mut kids);
         if kids.is_empty() {
             self.put_buf(ply, kids);
-            let passed = b.pass();
-            if !self.can_move(&passed) {
-                return final_value(b, self.scoring, tie);
-            }
-            let mut child_pv = Vec::new();
-            let v = -self.pvs(&passed, -beta, -alpha, depth, -tie, ply + 1, &mut child_pv);
-            if pv_node {
-                pv.push(Move::PASS);
-                pv.extend(child_pv);
-            }
-            return v;
+            return self.pass_value(b, alpha, beta, depth, tie, ply, pv);
         }
         // The hash move goes first, at the frontier and below.
         let hash_first = match hash_move.and_then(|m| kids.iter().position(|c| c.mv == m)) {
@@ -100,68 +90,139 @@ impl Worker<'_> {
             None => false,
         };
         if depth == 1 && !solved {
-            // Frontier: the children's static values, no recursion. A PV
-            // node evaluates every child (an exact depth-1 value); a null
-            // window stops at the first child that reaches beta (from
-            // `frontier_cut_min_empties`).
-            let cut = !pv_node && empties >= self.cfg.frontier_cut_min_empties as i32;
-            let mut best = -INF;
-            let mut best_move = kids[0].mv;
-            let mut n = 0;
-            for c in kids.iter() {
-                n += 1;
-                let v = if c.same_side {
-                    self.eval(&c.board)
-                } else {
-                    -self.eval(&c.board)
-                };
-                if v > best {
-                    best = v;
-                    best_move = c.mv;
-                    if cut && v >= beta {
-                        break;
-                    }
+            let v = self.frontier(&kids, key, beta, pv_node, empties, pv);
+            self.put_buf(ply, kids);
+            return v;
+        }
+        let found = self.search_kids(&mut kids, hash_first, alpha, beta, depth, tie, ply, pv);
+        self.put_buf(ply, kids);
+        let Some((best, best_move)) = found else {
+            return 0;
+        };
+        let bound = if best >= beta {
+            TtBound::Lower
+        } else if best > alpha {
+            TtBound::Exact
+        } else {
+            TtBound::Upper
+        };
+        let d = if solved { empties } else { depth };
+        self.job
+            .tt
+            .store(key, Some(best_move), best, d as u32, bound, solved);
+        best
+    }
+
+    /// [`Worker::pvs`] at a node where the side to move has no move: the
+    /// final value when the opponent has none either, else the value after
+    /// a pass (which takes no depth).
+    #[allow(clippy::too_many_arguments)]
+    fn pass_value(
+        &mut self,
+        b: &Board,
+        alpha: i32,
+        beta: i32,
+        depth: i32,
+        tie: i32,
+        ply: usize,
+        pv: &mut Vec<Move>,
+    ) -> i32 {
+        let passed = b.pass();
+        if !self.can_move(&passed) {
+            return final_value(b, self.scoring, tie);
+        }
+        let mut child_pv = Vec::new();
+        let v = -self.pvs(&passed, -beta, -alpha, depth, -tie, ply + 1, &mut child_pv);
+        if beta - alpha > 1 {
+            pv.push(Move::PASS);
+            pv.extend(child_pv);
+        }
+        v
+    }
+
+    /// A frontier node (one ply left, not solved): the children's static
+    /// values, no recursion. A PV node evaluates every child (an exact
+    /// depth-1 value); a null window stops at the first child that reaches
+    /// beta (from `frontier_cut_min_empties`). Stores the value in the table.
+    fn frontier(
+        &mut self,
+        kids: &[Child],
+        key: u64,
+        beta: i32,
+        pv_node: bool,
+        empties: i32,
+        pv: &mut Vec<Move>,
+    ) -> i32 {
+        let cut = !pv_node && empties >= self.cfg.frontier_cut_min_empties as i32;
+        let mut best = -INF;
+        let mut best_move = kids[0].mv;
+        let mut n = 0;
+        for c in kids.iter() {
+            n += 1;
+            let v = if c.same_side {
+                self.eval(&c.board)
+            } else {
+                -self.eval(&c.board)
+            };
+            if v > best {
+                best = v;
+                best_move = c.mv;
+                if cut && v >= beta {
+                    break;
                 }
             }
-            self.local += n;
-            self.put_buf(ply, kids);
-            if pv_node {
-                pv.push(best_move);
-            }
-            let bound = if !cut || best < beta {
-                TtBound::Exact
-            } else {
-                TtBound::Lower
-            };
-            self.job
-                .tt
-                .store(key, Some(best_move), best, 1, bound, false);
-            return best;
         }
+        self.local += n;
+        if pv_node {
+            pv.push(best_move);
+        }
+        let bound = if !cut || best < beta {
+            TtBound::Exact
+        } else {
+            TtBound::Lower
+        };
+        self.job
+            .tt
+            .store(key, Some(best_move), best, 1, bound, false);
+        best
+    }
+
+    /// The move loop of [`Worker::pvs`] over `kids` (the hash move first
+    /// when `hash_first`): PVS with null windows behind the first move, or
+    /// a split point at a deep enough null-window node. Returns the best
+    /// value and move (fail-soft), or `None` when stopped.
+    #[allow(clippy::too_many_arguments)]
+    fn search_kids(
+        &mut self,
+        kids: &mut [Child],
+        hash_first: bool,
+        mut alpha: i32,
+        beta: i32,
+        depth: i32,
+        tie: i32,
+        ply: usize,
+        pv: &mut Vec<Move>,
+    ) -> Option<(i32, Move)> {
+        let pv_node = beta - alpha > 1;
         // Behind the hash move, the others are ordered only if it does not
         // cut (or before a split), which saves their evaluations.
         let mut ordered = if hash_first {
             kids.len() <= 2
         } else {
-            self.order(&mut kids, depth, tie, ply);
+            self.order(kids, depth, tie, ply);
             true
         };
-        let alpha0 = alpha;
-        let mut best = -INF;
-        let mut best_move = kids[0].mv;
-        let mut child_pv = Vec::new();
-        let split = !pv_node && depth >= self.cfg.split_min_depth && self.can_split();
-        if split {
+        if !pv_node && depth >= self.cfg.split_min_depth && self.can_split() {
             if !ordered {
                 self.order(&mut kids[1..], depth, tie, ply);
             }
-            (best, best_move) = self.pvs_split(&kids, alpha, depth, tie, ply);
-            if self.stopped {
-                self.put_buf(ply, kids);
-                return 0;
-            }
+            let found = self.pvs_split(kids, alpha, depth, tie, ply);
+            return (!self.stopped).then_some(found);
         }
-        for i in (0..kids.len()).filter(|_| !split) {
+        let mut best = -INF;
+        let mut best_move = kids[0].mv;
+        let mut child_pv = Vec::new();
+        for i in 0..kids.len() {
             if i == 1 && !ordered {
                 self.order(&mut kids[1..], depth, tie, ply);
                 ordered = true;
@@ -178,8 +239,7 @@ impl Worker<'_> {
                 }
             };
             if self.stopped {
-                self.put_buf(ply, kids);
-                return 0;
+                return None;
             }
             if v > best {
                 best = v;
@@ -197,19 +257,7 @@ impl Worker<'_> {
                 }
             }
         }
-        self.put_buf(ply, kids);
-        let bound = if best >= beta {
-            TtBound::Lower
-        } else if best > alpha0 {
-            TtBound::Exact
-        } else {
-            TtBound::Upper
-        };
-        let d = if solved { empties } else { depth };
-        self.job
-            .tt
-            .store(key, Some(best_move), best, d as u32, bound, solved);
-        best
+        Some((best, best_move))
     }
 
     /// ProbCut at a null-window node (Buro): a search of about half of

@@ -1,6 +1,7 @@
 //! The search: iterative-deepening PVS in the midgame, an exact and
-//! win/loss/draw solver in the endgame, a shared transposition table and
-//! lazy-SMP threads. Nothing here prints: results leave as [`Info`] and
+//! win/loss/draw solver in the endgame, a shared transposition table and,
+//! with several threads, young-brothers-wait split points on the engine's
+//! rayon pool (`parallel`). Nothing here prints: results leave as [`Info`] and
 //! [`BestMove`] values through the engine facade (`crate::engine`).
 //!
 //! Units. Inside the search a score is in 1/[`DISC`] disc (the evaluation's
@@ -9,11 +10,12 @@
 //! it and `-DISC/2` for the other, so a tie win is preferred to any loss and
 //! any win to a tie win. [`Info::score`] is in whole discs.
 //!
-//! Modules: [`tt`] (the table), `midgame` (PVS, ordering), `endgame`
-//! (solver, last 1-4 empties, stability), `root` (iterative deepening,
-//! aspiration, multi-PV), `parallel` (split points of the endgame), [`time`]
-//! (time allocation).
+//! Modules: `config` (the tunables), [`tt`] (the table), `midgame` (PVS,
+//! ordering), `endgame` (solver, last 1-4 empties, stability), `root`
+//! (iterative deepening, aspiration, multi-PV), `parallel` (split points of
+//! the endgame and the midgame), [`time`] (time allocation).
 
+mod config;
 mod endgame;
 mod midgame;
 mod parallel;
@@ -28,11 +30,12 @@ use crate::board::Board;
 use crate::eval::{Evaluator, SCALE};
 use crate::moves::Move;
 use crate::position::Position;
-use crate::rules::{Flips, RuleSet, Scoring};
+use crate::rules::{RuleSet, Scoring};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
+pub use config::Config;
 pub use root::run_worker;
 pub use stability::stable_discs;
 pub use tt::Table;
@@ -149,200 +152,6 @@ pub struct BestMove {
     pub lines: Vec<Info>,
 }
 
-/// Search tunables, in one place.
-#[derive(Clone, Debug)]
-pub struct Config {
-    /// Without a depth limit, solve exactly once `depth + solve_margin >= empties`.
-    pub solve_margin: u32,
-    /// Deepest midgame iteration run before a requested solve.
-    pub presolve_depth: u32,
-    /// Midgame: shallow-search move ordering from this depth (below it,
-    /// children are ordered by their static value, which measured faster).
-    pub shallow_sort_depth: i32,
-    /// Midgame: a null-window frontier node stops at the first child that
-    /// reaches beta from this many empties (below, it values every child,
-    /// whose exact values and best moves the endgame solver's ordering uses).
-    pub frontier_cut_min_empties: u32,
-    /// Endgame: transposition table from this many empties.
-    pub tt_min_empties: u32,
-    /// Endgame: fastest-first ordering from this many empties.
-    pub sort_min_empties: u32,
-    /// Endgame: stability cutoffs from this many empties.
-    pub stability_min_empties: u32,
-    /// Parallel endgame: split points from this many empties.
-    pub split_min_empties: u32,
-    /// Parallel midgame: split points from this depth.
-    pub split_min_depth: i32,
-    /// Initial aspiration half-window (search units).
-    pub aspiration: i32,
-    /// Exact solve: initial half-window around the last midgame score,
-    /// in discs (0: full window).
-    pub solve_aspiration: u32,
-    /// Endgame ordering: weight of the opponent's mobility (corners twice).
-    pub end_mobility_weight: i32,
-    /// Endgame ordering: weight of the opponent's potential mobility.
-    pub end_potential_weight: i32,
-    /// Endgame ordering: bonus of a move into an odd quadrant.
-    pub end_parity_weight: i32,
-    /// Endgame ordering by a shallow midgame search from this many empties
-    /// (64: never; measured slower than mobility ordering alone).
-    pub end_shallow_min_empties: u32,
-    /// Endgame: enhanced transposition cutoffs (children probed in the
-    /// table before any is searched) from this many empties.
-    pub etc_min_empties: u32,
-    /// Exact solves from this many empties start with selective passes.
-    pub sel_min_empties: u32,
-    /// ProbCut widths of the selective passes, in hundredths of a sigma
-    /// (0: no such pass).
-    pub sel_t1: u32,
-    /// Second selective pass (wider; 0: none).
-    pub sel_t2: u32,
-    /// Selective passes: ProbCut from this many empties.
-    pub probcut_min_empties: u32,
-    /// ProbCut search depth, in percent of the empties.
-    pub probcut_depth_pct: u32,
-    /// ProbCut sigma at depth 0, in discs.
-    pub probcut_sigma0: u32,
-    /// ProbCut sigma decrease per ply of depth, in hundredths of a disc.
-    pub probcut_sigma_slope: u32,
-    /// Midgame ProbCut width, in hundredths of a sigma (0: off).
-    pub midcut_t: u32,
-    /// Midgame ProbCut from this depth.
-    pub midcut_min_depth: u32,
-    /// Parallel endgame: moves searched alone before a split point opens.
-    pub split_serial: u32,
-}
-
-impl Config {
-    /// The tunables as `(name, value)`, for `set` and logs.
-    pub fn names(&self) -> Vec<(&'static str, i64)> {
-        vec![
-            ("solve_margin", self.solve_margin as i64),
-            ("presolve_depth", self.presolve_depth as i64),
-            ("shallow_sort_depth", self.shallow_sort_depth as i64),
-            (
-                "frontier_cut_min_empties",
-                self.frontier_cut_min_empties as i64,
-            ),
-            ("tt_min_empties", self.tt_min_empties as i64),
-            ("sort_min_empties", self.sort_min_empties as i64),
-            ("stability_min_empties", self.stability_min_empties as i64),
-            ("split_min_empties", self.split_min_empties as i64),
-            ("split_min_depth", self.split_min_depth as i64),
-            ("aspiration", self.aspiration as i64),
-            ("solve_aspiration", self.solve_aspiration as i64),
-            ("end_mobility_weight", self.end_mobility_weight as i64),
-            ("end_potential_weight", self.end_potential_weight as i64),
-            ("end_parity_weight", self.end_parity_weight as i64),
-            (
-                "end_shallow_min_empties",
-                self.end_shallow_min_empties as i64,
-            ),
-            ("etc_min_empties", self.etc_min_empties as i64),
-            ("sel_min_empties", self.sel_min_empties as i64),
-            ("sel_t1", self.sel_t1 as i64),
-            ("sel_t2", self.sel_t2 as i64),
-            ("probcut_min_empties", self.probcut_min_empties as i64),
-            ("probcut_depth_pct", self.probcut_depth_pct as i64),
-            ("probcut_sigma0", self.probcut_sigma0 as i64),
-            ("probcut_sigma_slope", self.probcut_sigma_slope as i64),
-            ("midcut_t", self.midcut_t as i64),
-            ("midcut_min_depth", self.midcut_min_depth as i64),
-            ("split_serial", self.split_serial as i64),
-        ]
-    }
-
-    /// Sets tunable `name` (see [`Config::names`]) to `value`.
-    ///
-    /// # Errors
-    /// Unknown name or a value out of range (0..=1000).
-    pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
-        let v: u32 = value
-            .trim()
-            .parse()
-            .ok()
-            .filter(|v| *v <= 1000)
-            .ok_or_else(|| format!("invalid value '{value}' for tunable {name}"))?;
-        match name.trim() {
-            "solve_margin" => self.solve_margin = v,
-            "presolve_depth" => self.presolve_depth = v,
-            "shallow_sort_depth" => self.shallow_sort_depth = v as i32,
-            "frontier_cut_min_empties" => self.frontier_cut_min_empties = v,
-            "tt_min_empties" => self.tt_min_empties = v,
-            "sort_min_empties" => self.sort_min_empties = v,
-            "stability_min_empties" => self.stability_min_empties = v,
-            "split_min_empties" => self.split_min_empties = v,
-            "split_min_depth" => self.split_min_depth = v as i32,
-            "aspiration" => self.aspiration = v as i32,
-            "solve_aspiration" => self.solve_aspiration = v,
-            "end_mobility_weight" => self.end_mobility_weight = v as i32,
-            "end_potential_weight" => self.end_potential_weight = v as i32,
-            "end_parity_weight" => self.end_parity_weight = v as i32,
-            "end_shallow_min_empties" => self.end_shallow_min_empties = v,
-            "etc_min_empties" => self.etc_min_empties = v,
-            "sel_min_empties" => self.sel_min_empties = v,
-            "sel_t1" => self.sel_t1 = v,
-            "sel_t2" => self.sel_t2 = v,
-            "probcut_min_empties" => self.probcut_min_empties = v,
-            "probcut_depth_pct" => self.probcut_depth_pct = v,
-            "probcut_sigma0" => self.probcut_sigma0 = v,
-            "probcut_sigma_slope" => self.probcut_sigma_slope = v,
-            "midcut_t" => self.midcut_t = v,
-            "midcut_min_depth" => self.midcut_min_depth = v,
-            "split_serial" => self.split_serial = v,
-            _ => return Err(format!("unknown tunable '{name}'")),
-        }
-        Ok(())
-    }
-
-    /// Applies `name=value,name=value` settings.
-    ///
-    /// # Errors
-    /// As [`Config::set`], or a missing `=`.
-    pub fn apply(&mut self, spec: &str) -> Result<(), String> {
-        for kv in spec.split(',').filter(|s| !s.trim().is_empty()) {
-            let (k, v) = kv
-                .split_once('=')
-                .ok_or_else(|| format!("expected name=value, got '{kv}'"))?;
-            self.set(k, v)?;
-        }
-        Ok(())
-    }
-}
-
-impl Default for Config {
-    fn default() -> Config {
-        Config {
-            solve_margin: 8,
-            presolve_depth: 10,
-            shallow_sort_depth: 20,
-            frontier_cut_min_empties: 30,
-            tt_min_empties: 8,
-            sort_min_empties: 8,
-            stability_min_empties: 7,
-            split_min_empties: 12,
-            split_min_depth: 4,
-            aspiration: 2 * DISC,
-            solve_aspiration: 3,
-            end_mobility_weight: 16,
-            end_potential_weight: 2,
-            end_parity_weight: 4,
-            end_shallow_min_empties: 64,
-            etc_min_empties: 12,
-            sel_min_empties: 18,
-            sel_t1: 100,
-            sel_t2: 0,
-            probcut_min_empties: 11,
-            probcut_depth_pct: 25,
-            probcut_sigma0: 6,
-            probcut_sigma_slope: 30,
-            midcut_t: 100,
-            midcut_min_depth: 3,
-            split_serial: 1,
-        }
-    }
-}
-
 /// State shared by the threads of one search.
 #[derive(Debug)]
 pub struct SearchShared {
@@ -374,7 +183,7 @@ impl SearchShared {
     }
 }
 
-/// Everything a search thread needs.
+/// Everything a search needs.
 pub struct Job {
     /// Root position.
     pub position: Position,
@@ -390,24 +199,20 @@ pub struct Job {
     pub tt: Arc<Table>,
     /// Stop flag and counters.
     pub shared: Arc<SearchShared>,
-    /// Number of threads searching.
-    pub threads: usize,
     /// Start of the search.
     pub start: Instant,
-    /// Pool for endgame split points (`None`: single thread).
+    /// Pool for split points (`None`: one thread, no split point).
     pub pool: Option<Arc<rayon::ThreadPool>>,
 }
 
-/// What a search thread sends to the controller.
+/// What the search ([`run_worker`]) sends to the controller.
 #[derive(Debug)]
 pub enum WorkerMsg {
-    /// Thread 0 finished an iteration (one Info per multi-PV line).
+    /// An iteration finished (one Info per multi-PV line).
     Iteration(Vec<Info>),
-    /// A thread ended; thread 0 carries the result.
+    /// The search ended.
     Done {
-        /// Thread index.
-        id: usize,
-        /// Thread 0's result.
+        /// Its result (`None`: the root has no move, or it panicked).
         result: Option<BestMove>,
     },
 }
@@ -444,9 +249,4 @@ pub(crate) fn tt_key(b: &Board, tie: i32) -> u64 {
 pub(crate) fn final_value(b: &Board, scoring: Scoring, tie: i32) -> i32 {
     let d = b.final_score(scoring);
     if d == 0 { tie * (DISC / 2) } else { d * DISC }
-}
-
-/// Whether the fast (flips all) move generation applies to `rules`.
-pub(crate) fn fast_rules(rules: &RuleSet) -> bool {
-    rules.flips == Flips::All
 }

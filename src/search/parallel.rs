@@ -89,7 +89,7 @@ impl<'a> Worker<'a> {
         })
     }
 
-    /// The parallel part of a split point: each `(task, id)` of `rest` is
+    /// The parallel part of a split point: each `(task, move)` of `rest` is
     /// searched by `search` (its value for this node, null window at
     /// `alpha`) as a rayon task on a fresh worker carrying this worker's
     /// cutoff chain and selective pass. Returns the best of `best` and the
@@ -106,7 +106,6 @@ impl<'a> Worker<'a> {
         let mut chain: Vec<&AtomicBool> = self.cuts.clone();
         chain.push(&cut);
         let job = self.job;
-        let id = self.id;
         let (sel_level, sel_t) = (self.sel_level, self.sel_t);
         let chain = &chain;
         let cut_ref = &cut;
@@ -118,7 +117,7 @@ impl<'a> Worker<'a> {
                     if cut_ref.load(Relaxed) || job.shared.stop.load(Relaxed) {
                         return;
                     }
-                    let mut w = Worker::new(job, id);
+                    let mut w = Worker::new(job);
                     w.cuts = chain.clone();
                     w.sel_level = sel_level;
                     w.sel_t = sel_t;

@@ -11,7 +11,7 @@
 use super::worker::{Child, Worker};
 use super::{BestMove, Bound, DISC, INF, Info, Job, SolveMode, WorkerMsg, to_discs};
 use crate::moves::Move;
-use crate::rules::Tie;
+use crate::rules::{FastPath, Tie};
 use crossbeam_channel::Sender;
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -32,22 +32,53 @@ enum Kind {
     Solve(SolveMode),
 }
 
-/// Runs the search of `job` on thread `id` and returns its best move
-/// (`None` when the root has no move). Thread 0 sends one
-/// [`WorkerMsg::Iteration`] per completed iteration on `tx`.
-pub fn run_worker(job: &Job, id: usize, tx: &Sender<WorkerMsg>) -> Option<BestMove> {
-    let mut w = Worker::new(job, id);
-    let root = job.position.board;
-    let limits = &job.limits;
-    let tie = match job.rules.tie {
+/// Runs the search of `job` and returns its best move (`None` when the
+/// root has no move). Sends one [`WorkerMsg::Iteration`] per completed
+/// iteration on `tx`. With a pool in `job`, split points below spread the
+/// work over its threads (see `parallel`).
+pub fn run_worker(job: &Job, tx: &Sender<WorkerMsg>) -> Option<BestMove> {
+    let mut w = Worker::new(job);
+    let tie = root_tie(job);
+    let mut rm = root_moves(&mut w)?;
+    let empties = job.position.board.empties();
+    let multipv = job.limits.multipv.clamp(1, rm.len());
+    let mut last: Option<(Kind, Vec<Info>)> = None;
+    let mut prev = rm[0].score;
+    for kind in iterations(job, empties, multipv) {
+        let (best, alpha, beta) = iterate(&mut w, &mut rm, kind, prev, multipv, tie);
+        if w.stopped {
+            break;
+        }
+        prev = best;
+        // Moves left unsearched after a fail high keep their order, below.
+        rm.sort_by_key(|r| std::cmp::Reverse((r.done, r.score)));
+        let infos = make_infos(&mut w, &rm, kind, empties, multipv, alpha, beta);
+        let _ = tx.send(WorkerMsg::Iteration(infos.clone()));
+        last = Some((kind, infos));
+    }
+    w.flush();
+    Some(best_move(job, &rm, last, w.stopped, empties))
+}
+
+/// The tie sign of the root's side to move: under `tie second`, `+1` for
+/// White (who wins a tie), `-1` for Black; 0 under `tie draw`.
+fn root_tie(job: &Job) -> i32 {
+    match job.rules.tie {
         Tie::Draw => 0,
         Tie::Second => match job.position.side {
             crate::board::Color::White => 1,
             crate::board::Color::Black => -1,
         },
-    };
+    }
+}
+
+/// The root moves (restricted to `searchmoves` when any of them is
+/// legal), best static value first; `None` when there is no move.
+fn root_moves(w: &mut Worker<'_>) -> Option<Vec<RootMove>> {
+    let job = w.job;
+    let limits = &job.limits;
     let mut kids = Vec::new();
-    w.children(&root, &mut kids);
+    w.children(&job.position.board, &mut kids);
     if !limits.searchmoves.is_empty() {
         let restricted: Vec<Child> = kids
             .iter()
@@ -75,11 +106,18 @@ pub fn run_worker(job: &Job, id: usize, tx: &Sender<WorkerMsg>) -> Option<BestMo
         })
         .collect();
     rm.sort_by_key(|r| std::cmp::Reverse(r.score));
-    let empties = root.empties();
-    let multipv = limits.multipv.clamp(1, rm.len());
-    let cfg = job.config.clone();
-    // Selective passes before an exact solve (flips-all rules only).
-    let sel: Vec<Kind> = if w.fast && empties >= cfg.sel_min_empties && multipv == 1 {
+    Some(rm)
+}
+
+/// The iterations of the search, in order (see the module comment).
+fn iterations(job: &Job, empties: u32, multipv: usize) -> Vec<Kind> {
+    let limits = &job.limits;
+    let cfg = &job.config;
+    // Selective passes before an exact solve (the bitboard solver's only).
+    let sel: Vec<Kind> = if job.rules.fast_path() == FastPath::Bitboard
+        && empties >= cfg.sel_min_empties
+        && multipv == 1
+    {
         [cfg.sel_t1, cfg.sel_t2]
             .into_iter()
             .filter(|&t| t > 0)
@@ -97,18 +135,19 @@ pub fn run_worker(job: &Job, id: usize, tx: &Sender<WorkerMsg>) -> Option<BestMo
         v.push(Kind::Solve(mode));
         v
     };
-    let kinds: Vec<Kind> = if let Some(mode) = limits.solve {
-        let pre = cfg
-            .presolve_depth
-            .min(empties.saturating_sub(cfg.solve_margin));
-        (1..=pre).map(Kind::Mid).chain(solve_with(mode)).collect()
+    let presolve = || {
+        cfg.presolve_depth
+            .min(empties.saturating_sub(cfg.solve_margin))
+    };
+    if let Some(mode) = limits.solve {
+        (1..=presolve())
+            .map(Kind::Mid)
+            .chain(solve_with(mode))
+            .collect()
     } else if let Some(d) = limits.depth {
         let d = d.max(1);
         if d >= empties {
-            let pre = cfg
-                .presolve_depth
-                .min(empties.saturating_sub(cfg.solve_margin));
-            (1..=pre)
+            (1..=presolve())
                 .map(Kind::Mid)
                 .chain(solve_with(SolveMode::Exact))
                 .collect()
@@ -121,67 +160,75 @@ pub fn run_worker(job: &Job, id: usize, tx: &Sender<WorkerMsg>) -> Option<BestMo
             .map(Kind::Mid)
             .chain(solve_with(SolveMode::Exact))
             .collect()
-    };
-    let mut last: Option<(Kind, Vec<Info>)> = None;
-    let mut prev = rm[0].score;
-    for kind in kinds {
-        let depth = match kind {
-            Kind::Mid(d) => d as i32,
-            Kind::Sel(..) | Kind::Solve(_) => 64,
-        };
-        (w.sel_level, w.sel_t) = match kind {
-            Kind::Sel(level, t) => (level, t),
-            _ => (0, 0),
-        };
-        let (mut alpha, mut beta) = match kind {
-            Kind::Solve(SolveMode::Wld) => (-1, 1),
-            Kind::Mid(d) if d >= 4 && multipv == 1 => {
-                (prev - cfg.aspiration, prev + cfg.aspiration)
-            }
-            Kind::Sel(..) | Kind::Solve(SolveMode::Exact)
-                if multipv == 1 && cfg.solve_aspiration > 0 =>
-            {
-                let a = cfg.solve_aspiration as i32 * DISC;
-                (prev - a, prev + a)
-            }
-            _ => (-INF, INF),
-        };
-        let mut delta = match kind {
-            Kind::Sel(..) | Kind::Solve(_) => cfg.solve_aspiration as i32 * DISC,
-            Kind::Mid(_) => cfg.aspiration,
-        };
-        let best = loop {
-            let v = root_search(&mut w, &mut rm, depth, alpha, beta, multipv, tie);
-            if w.stopped || kind == Kind::Solve(SolveMode::Wld) {
-                break v;
-            }
-            if v <= alpha && alpha > -INF {
-                alpha = (alpha - delta).max(-INF);
-                delta *= 2;
-            } else if v >= beta && beta < INF {
-                beta = (beta + delta).min(INF);
-                delta *= 2;
-            } else {
-                break v;
-            }
-        };
-        if w.stopped {
-            break;
-        }
-        prev = best;
-        // Moves left unsearched after a fail high keep their order, below.
-        rm.sort_by_key(|r| std::cmp::Reverse((r.done, r.score)));
-        let infos = make_infos(&mut w, &rm, kind, empties, multipv, alpha, beta);
-        if id == 0 {
-            let _ = tx.send(WorkerMsg::Iteration(infos.clone()));
-        }
-        last = Some((kind, infos));
     }
-    w.flush();
-    // An interrupted iteration still counts when the previous best move was
-    // searched and another move beat it.
+}
+
+/// One iteration of kind `kind`: root searches in an aspiration window
+/// around `prev` that widens on each fail until the value lands inside.
+/// Returns the value and the last window.
+fn iterate(
+    w: &mut Worker<'_>,
+    rm: &mut [RootMove],
+    kind: Kind,
+    prev: i32,
+    multipv: usize,
+    tie: i32,
+) -> (i32, i32, i32) {
+    let job = w.job;
+    let cfg = &job.config;
+    let depth = match kind {
+        Kind::Mid(d) => d as i32,
+        Kind::Sel(..) | Kind::Solve(_) => 64,
+    };
+    (w.sel_level, w.sel_t) = match kind {
+        Kind::Sel(level, t) => (level, t),
+        _ => (0, 0),
+    };
+    let (mut alpha, mut beta) = match kind {
+        Kind::Solve(SolveMode::Wld) => (-1, 1),
+        Kind::Mid(d) if d >= 4 && multipv == 1 => (prev - cfg.aspiration, prev + cfg.aspiration),
+        Kind::Sel(..) | Kind::Solve(SolveMode::Exact)
+            if multipv == 1 && cfg.solve_aspiration > 0 =>
+        {
+            let a = cfg.solve_aspiration as i32 * DISC;
+            (prev - a, prev + a)
+        }
+        _ => (-INF, INF),
+    };
+    let mut delta = match kind {
+        Kind::Sel(..) | Kind::Solve(_) => cfg.solve_aspiration as i32 * DISC,
+        Kind::Mid(_) => cfg.aspiration,
+    };
+    loop {
+        let v = root_search(w, rm, depth, alpha, beta, multipv, tie);
+        if w.stopped || kind == Kind::Solve(SolveMode::Wld) {
+            return (v, alpha, beta);
+        }
+        if v <= alpha && alpha > -INF {
+            alpha = (alpha - delta).max(-INF);
+            delta *= 2;
+        } else if v >= beta && beta < INF {
+            beta = (beta + delta).min(INF);
+            delta *= 2;
+        } else {
+            return (v, alpha, beta);
+        }
+    }
+}
+
+/// The result: the last completed iteration's best line, unless the
+/// search was `stopped` in an iteration where another move already beat
+/// the previous best one (which counts when the best move was searched);
+/// with no completed iteration, the best move by static value.
+fn best_move(
+    job: &Job,
+    rm: &[RootMove],
+    last: Option<(Kind, Vec<Info>)>,
+    stopped: bool,
+    empties: u32,
+) -> BestMove {
     let mut pick = 0;
-    if w.stopped && rm[0].done {
+    if stopped && rm[0].done {
         for (i, r) in rm.iter().enumerate() {
             if r.done && r.score > rm[pick].score && r.bound != Bound::Upper {
                 pick = i;
@@ -190,7 +237,7 @@ pub fn run_worker(job: &Job, id: usize, tx: &Sender<WorkerMsg>) -> Option<BestMo
     }
     let nodes = job.shared.nodes.load(Relaxed);
     let time = job.start.elapsed();
-    let result = match last {
+    match last {
         Some((kind, infos)) => {
             let first = &infos[0];
             let (pv, score, tie_flag) = if pick == 0 {
@@ -232,8 +279,7 @@ pub fn run_worker(job: &Job, id: usize, tx: &Sender<WorkerMsg>) -> Option<BestMo
                 lines: Vec::new(),
             }
         }
-    };
-    Some(result)
+    }
 }
 
 /// One pass over the root moves in `(alpha, beta)`. Returns the best value

@@ -1,9 +1,10 @@
-//! One search thread's state: node counter, stop flag, move buffers.
+//! The state of one search task (the root search, or a task of a split
+//! point): node counter, stop flag, move buffers.
 
-use super::{Config, Job, fast_rules};
+use super::{Config, Job};
 use crate::board::Board;
-use crate::moves::{Move, MoveList, play_unchecked};
-use crate::rules::{RuleSet, Scoring, Start};
+use crate::moves::{Move, MoveList, fast_path, play_unchecked};
+use crate::rules::{FastPath, RuleSet, Scoring};
 use crate::square::Square;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
@@ -22,15 +23,12 @@ pub(crate) struct Child {
     pub key: i32,
 }
 
-/// A search thread.
+/// A search task.
 pub(crate) struct Worker<'a> {
     pub job: &'a Job,
     pub rules: RuleSet,
     pub scoring: Scoring,
-    /// Flips all: the bitboard endgame solver applies.
-    pub fast: bool,
     pub cfg: Config,
-    pub id: usize,
     /// Nodes not yet flushed.
     pub local: u64,
     /// All nodes of this worker.
@@ -47,14 +45,12 @@ pub(crate) struct Worker<'a> {
 }
 
 impl<'a> Worker<'a> {
-    pub fn new(job: &'a Job, id: usize) -> Worker<'a> {
+    pub fn new(job: &'a Job) -> Worker<'a> {
         Worker {
             job,
             rules: job.rules,
             scoring: job.rules.scoring,
-            fast: fast_rules(&job.rules),
             cfg: job.config.clone(),
-            id,
             local: 0,
             total: 0,
             stopped: false,
@@ -113,8 +109,7 @@ impl<'a> Worker<'a> {
     /// Empty when the side to move must pass or the game is over.
     pub fn children(&self, b: &Board, out: &mut Vec<Child>) {
         out.clear();
-        let placement = self.rules.start == Start::Free && b.is_placement(&self.rules);
-        if self.fast && !placement {
+        if self.fast_at(b) {
             let mut legal = b.legal_moves();
             while legal != 0 {
                 let sq = legal.trailing_zeros() as u8;
@@ -128,6 +123,7 @@ impl<'a> Worker<'a> {
             }
             return;
         }
+        let placement = b.is_placement(&self.rules);
         for m in MoveList::generate(b, &self.rules).iter() {
             let nb = play_unchecked(b, &self.rules, m);
             let same_side = placement
@@ -145,6 +141,13 @@ impl<'a> Worker<'a> {
     /// Whether the side to move of `b` has a move (any rule option).
     #[inline]
     pub fn can_move(&self, b: &Board) -> bool {
-        b.legal_moves() != 0 || (self.rules.start == Start::Free && b.is_placement(&self.rules))
+        b.legal_moves() != 0 || b.is_placement(&self.rules)
+    }
+
+    /// Whether the bitboard fast path (the endgame solver) applies at `b`:
+    /// see [`fast_path`].
+    #[inline]
+    pub fn fast_at(&self, b: &Board) -> bool {
+        fast_path(b, &self.rules) == FastPath::Bitboard
     }
 }

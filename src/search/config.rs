@@ -1,0 +1,188 @@
+//! The search tunables ([`Config`]), each declared once in the
+//! `tunables!` table below: its name, type, default and meaning. The
+//! macro writes the struct, its `Default`, the by-name setter and the
+//! `(name, value)` listing from that one table, so a tunable cannot be
+//! added to one and forgotten in another.
+
+use super::DISC;
+
+/// Generates [`Config`] from one declaration per tunable: doc comment,
+/// `name: type = default`. Every type is an integer that a value in
+/// `0..=1000` converts into.
+macro_rules! tunables {
+    ($( $(#[$doc:meta])* $name:ident : $ty:ty = $default:expr, )+) => {
+        /// Search tunables, in one place. Set by name with [`Config::set`]
+        /// or [`Config::apply`] (the `ANNEX_CONFIG` syntax), listed by
+        /// [`Config::names`].
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub struct Config {
+            $( $(#[$doc])* pub $name: $ty, )+
+        }
+
+        impl Default for Config {
+            fn default() -> Config {
+                Config { $( $name: $default, )+ }
+            }
+        }
+
+        impl Config {
+            /// The names of all tunables, in declaration order.
+            pub const NAMES: &'static [&'static str] = &[$( stringify!($name) ),+];
+
+            /// The tunables as `(name, value)`, for `set` and logs.
+            pub fn names(&self) -> Vec<(&'static str, i64)> {
+                vec![$( (stringify!($name), i64::from(self.$name)) ),+]
+            }
+
+            /// Stores `v` (already range-checked) into tunable `name`;
+            /// `false` for an unknown name.
+            fn store(&mut self, name: &str, v: u32) -> bool {
+                match name {
+                    $( stringify!($name) => {
+                        self.$name = <$ty>::try_from(v).expect("a value in 0..=1000 fits")
+                    } )+
+                    _ => return false,
+                }
+                true
+            }
+        }
+    };
+}
+
+tunables! {
+    /// Without a depth limit, solve exactly once `depth + solve_margin >= empties`.
+    solve_margin: u32 = 8,
+    /// Deepest midgame iteration run before a requested solve.
+    presolve_depth: u32 = 10,
+    /// Midgame: shallow-search move ordering from this depth (below it,
+    /// children are ordered by their static value, which measured faster).
+    shallow_sort_depth: i32 = 20,
+    /// Midgame: a null-window frontier node stops at the first child that
+    /// reaches beta from this many empties (below, it values every child,
+    /// whose exact values and best moves the endgame solver's ordering uses).
+    frontier_cut_min_empties: u32 = 30,
+    /// Endgame: transposition table from this many empties.
+    tt_min_empties: u32 = 8,
+    /// Endgame: fastest-first ordering from this many empties.
+    sort_min_empties: u32 = 8,
+    /// Endgame: stability cutoffs from this many empties.
+    stability_min_empties: u32 = 7,
+    /// Parallel endgame: split points from this many empties.
+    split_min_empties: u32 = 12,
+    /// Parallel midgame: split points from this depth.
+    split_min_depth: i32 = 4,
+    /// Initial aspiration half-window (search units).
+    aspiration: i32 = 2 * DISC,
+    /// Exact solve: initial half-window around the last midgame score,
+    /// in discs (0: full window).
+    solve_aspiration: u32 = 3,
+    /// Endgame ordering: weight of the opponent's mobility (corners twice).
+    end_mobility_weight: i32 = 16,
+    /// Endgame ordering: weight of the opponent's potential mobility.
+    end_potential_weight: i32 = 2,
+    /// Endgame ordering: bonus of a move into an odd quadrant.
+    end_parity_weight: i32 = 4,
+    /// Endgame ordering by a shallow midgame search from this many empties
+    /// (64: never; measured slower than mobility ordering alone).
+    end_shallow_min_empties: u32 = 64,
+    /// Endgame: enhanced transposition cutoffs (children probed in the
+    /// table before any is searched) from this many empties.
+    etc_min_empties: u32 = 12,
+    /// Exact solves from this many empties start with selective passes.
+    sel_min_empties: u32 = 18,
+    /// ProbCut widths of the selective passes, in hundredths of a sigma
+    /// (0: no such pass).
+    sel_t1: u32 = 100,
+    /// Second selective pass (wider; 0: none).
+    sel_t2: u32 = 0,
+    /// Selective passes: ProbCut from this many empties.
+    probcut_min_empties: u32 = 11,
+    /// ProbCut search depth, in percent of the empties.
+    probcut_depth_pct: u32 = 25,
+    /// ProbCut sigma at depth 0, in discs.
+    probcut_sigma0: u32 = 6,
+    /// ProbCut sigma decrease per ply of depth, in hundredths of a disc.
+    probcut_sigma_slope: u32 = 30,
+    /// Midgame ProbCut width, in hundredths of a sigma (0: off).
+    midcut_t: u32 = 100,
+    /// Midgame ProbCut from this depth.
+    midcut_min_depth: u32 = 3,
+    /// Parallel endgame: moves searched alone before a split point opens.
+    split_serial: u32 = 1,
+}
+
+/// Largest value a tunable can be set to.
+const MAX_VALUE: u32 = 1000;
+
+impl Config {
+    /// Sets tunable `name` (see [`Config::names`]) to `value`.
+    ///
+    /// # Errors
+    /// Unknown name or a value out of range (0..=1000).
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let v: u32 = value
+            .trim()
+            .parse()
+            .ok()
+            .filter(|v| *v <= MAX_VALUE)
+            .ok_or_else(|| format!("invalid value '{value}' for tunable {name}"))?;
+        if self.store(name.trim(), v) {
+            Ok(())
+        } else {
+            Err(format!("unknown tunable '{name}'"))
+        }
+    }
+
+    /// Applies `name=value,name=value` settings (the `ANNEX_CONFIG` syntax).
+    ///
+    /// # Errors
+    /// As [`Config::set`], or a missing `=`.
+    pub fn apply(&mut self, spec: &str) -> Result<(), String> {
+        for kv in spec.split(',').filter(|s| !s.trim().is_empty()) {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| format!("expected name=value, got '{kv}'"))?;
+            self.set(k, v)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every tunable is listed, set and read back by its own name, and
+    /// setting one changes no other.
+    #[test]
+    fn every_tunable_round_trips_by_name() {
+        let default = Config::default();
+        let listed: Vec<&str> = default.names().iter().map(|(n, _)| *n).collect();
+        assert_eq!(listed, Config::NAMES);
+        assert_eq!(listed.len(), 26);
+        for (i, name) in Config::NAMES.iter().enumerate() {
+            let old = default.names()[i].1;
+            let new = if old == 777 { 778 } else { 777 };
+            let mut c = default.clone();
+            c.set(name, &new.to_string()).unwrap();
+            for (j, (n, v)) in c.names().into_iter().enumerate() {
+                let want = if i == j { new } else { default.names()[j].1 };
+                assert_eq!(v, want, "{name}: tunable {n}");
+            }
+            let mut via_apply = default.clone();
+            via_apply.apply(&format!(" {name} = {new} ,")).unwrap();
+            assert_eq!(via_apply, c, "{name} through apply");
+        }
+    }
+
+    #[test]
+    fn bad_names_and_values_change_nothing() {
+        let mut c = Config::default();
+        assert!(c.set("no_such_tunable", "1").is_err());
+        assert!(c.set("sel_t1", "1001").is_err());
+        assert!(c.set("sel_t1", "-1").is_err());
+        assert!(c.apply("sel_t1").is_err());
+        assert_eq!(c, Config::default());
+        assert_eq!(c.aspiration, 2 * DISC);
+    }
+}
