@@ -1,0 +1,340 @@
+//! The engine facade: options, the transposition table, the thread pool and
+//! one search at a time, driven without blocking the caller.
+//!
+//! [`Engine::go`] starts a controller thread and returns at once. The
+//! controller runs the search on the engine's rayon pool, forwards each
+//! iteration as [`EngineEvent::Info`], reads the clock (the only thread
+//! that does), raises the stop flag at the time or node limit, and sends
+//! exactly one [`EngineEvent::BestMove`]. Under `ponder` or `infinite` the
+//! best move is held until [`Engine::stop`] or [`Engine::ponderhit`]: the
+//! controller blocks on its control channel, it never spins.
+//!
+//! ```
+//! use annex::engine::{Engine, EngineEvent};
+//! use annex::position::Position;
+//! use annex::search::Limits;
+//! let (tx, rx) = crossbeam_channel::unbounded();
+//! let mut e = Engine::new(tx);
+//! e.set_option("Hash", "4").unwrap();
+//! let pos = Position::start(&e.rules());
+//! let best = e.search_sync(pos, Limits { depth: Some(3), ..Limits::default() });
+//! assert!(pos.legal_moves(&e.rules()).contains(best.best));
+//! assert!(rx.try_iter().any(|ev| matches!(ev, EngineEvent::BestMove(_))));
+//! ```
+
+mod book;
+mod controller;
+mod options;
+mod table;
+
+pub use controller::StopHandle;
+pub use options::{OptionKind, OptionSpec};
+
+use crate::book::Book;
+use crate::eval::Evaluator;
+use crate::position::Position;
+use crate::rules::RuleSet;
+use crate::search::{BestMove, Config, Info, Job, Limits, SearchShared, Table};
+use controller::{Control, Controller, Ctl, pass_move};
+use crossbeam_channel::{Sender, unbounded};
+use options::build_pool;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// What the engine reports.
+#[derive(Clone, Debug)]
+pub enum EngineEvent {
+    /// A completed iteration (one per multi-PV line).
+    Info(Info),
+    /// The result; exactly one per `go`.
+    BestMove(BestMove),
+    /// A note for the user (`info string`).
+    Message(String),
+}
+
+/// Largest `Hash` in MiB.
+pub const MAX_HASH_MB: usize = 1 << 16;
+/// Largest `Threads`.
+pub const MAX_THREADS: usize = 256;
+/// Default `Hash` in MiB.
+pub const DEFAULT_HASH_MB: usize = 64;
+
+/// The engine.
+pub struct Engine {
+    events: Sender<EngineEvent>,
+    rules: RuleSet,
+    threads: usize,
+    hash_mb: usize,
+    multipv: usize,
+    ponder: bool,
+    own_book: bool,
+    /// `None`: the embedded book, decoded at `prepare` when `OwnBook` is on
+    /// (3 MB that an engine without a book never spends).
+    book: Option<Arc<Book>>,
+    evaluator: Evaluator,
+    config: Config,
+    tt: Arc<Table>,
+    pool: Arc<rayon::ThreadPool>,
+    shared: Arc<SearchShared>,
+    control: Arc<Control>,
+    searching: Arc<AtomicBool>,
+    handle: Option<JoinHandle<()>>,
+    last: Arc<Mutex<Option<BestMove>>>,
+}
+
+impl Engine {
+    /// An engine with default options that reports on `events`.
+    ///
+    /// # Panics
+    /// If the operating system refuses to start one thread.
+    pub fn new(events: Sender<EngineEvent>) -> Engine {
+        let (tx, rx) = unbounded();
+        Engine {
+            events,
+            rules: RuleSet::default(),
+            threads: 1,
+            hash_mb: DEFAULT_HASH_MB,
+            multipv: 1,
+            ponder: false,
+            own_book: true,
+            book: None,
+            evaluator: Evaluator::default(),
+            config: tuned_config(),
+            // Allocated when `Hash` is set, at `prepare` or `new_game`
+            // (`isready`, `ucinewgame`), or else before the first search.
+            tt: Arc::new(Table::empty()),
+            pool: build_pool(1).expect("cannot start the search thread"),
+            shared: Arc::new(SearchShared::default()),
+            control: Arc::new(Control {
+                user_stop: AtomicBool::new(false),
+                ponder: AtomicBool::new(false),
+                tx,
+                rx,
+            }),
+            searching: Arc::new(AtomicBool::new(false)),
+            handle: None,
+            last: Arc::new(Mutex::new(None)),
+        }
+    }
+
+    /// The rule set in use.
+    pub fn rules(&self) -> RuleSet {
+        self.rules
+    }
+
+    /// The number of search threads.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// The evaluation in use.
+    pub fn evaluator(&self) -> &Evaluator {
+        &self.evaluator
+    }
+
+    /// Replaces the evaluation (clears the table, whose scores it made).
+    pub fn set_evaluator(&mut self, e: Evaluator) {
+        self.wait();
+        self.evaluator = e;
+        self.tt.clear();
+    }
+
+    /// The search tunables.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Replaces the search tunables.
+    pub fn set_config(&mut self, c: Config) {
+        self.wait();
+        self.config = c;
+    }
+
+    /// A new game: the table is cleared, or allocated when that is still
+    /// to do (a running search is stopped first).
+    pub fn new_game(&mut self) {
+        if self.is_searching() {
+            self.stop();
+        }
+        self.wait();
+        let fresh = self.needs_table();
+        self.prepare();
+        if !fresh {
+            self.tt.clear();
+        }
+    }
+
+    /// Allocates the table at the `Hash` size if that is not done yet (and
+    /// decodes the embedded book when `OwnBook` is on), so that no timed
+    /// search pays for it: the protocols call this at
+    /// `isready`, `ping` and new games. Nothing while a search runs. When
+    /// the memory cannot be had the error is reported as a message and the
+    /// engine goes on with a table of one bucket.
+    pub fn prepare(&mut self) {
+        if self.own_book && self.book.is_none() {
+            self.book = Some(Book::shared_default());
+        }
+        if self.is_searching() || !self.needs_table() {
+            return;
+        }
+        self.wait();
+        if let Err(e) = self.resize_table(self.hash_mb) {
+            log::error!("{e}");
+            let _ = self
+                .events
+                .send(EngineEvent::Message(format!("error: {e}")));
+            self.hash_mb = 0;
+        }
+    }
+
+    /// Starts a search of `pos` and returns at once. Emits Info events and
+    /// exactly one BestMove (a pass when the side to move has no move or
+    /// the game is over). A running search is stopped first.
+    pub fn go(&mut self, pos: Position, mut limits: Limits) {
+        if self.is_searching() {
+            self.stop();
+        }
+        self.wait();
+        while self.control.rx.try_recv().is_ok() {}
+        if limits.multipv == 0 {
+            limits.multipv = self.multipv;
+        }
+        // Only when no `isready` or new game came first: the table, and
+        // the book if it is on.
+        self.prepare();
+        if let Some(bm) = self.book_move(&pos, &limits) {
+            log::info!("book move {}", bm.best);
+            let _ = self.events.send(EngineEvent::Message(format!(
+                "book move {} score {:+}",
+                bm.best, bm.score
+            )));
+            for l in &bm.lines {
+                let _ = self.events.send(EngineEvent::Info(l.clone()));
+            }
+            *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Some(bm.clone());
+            let _ = self.events.send(EngineEvent::BestMove(bm));
+            return;
+        }
+        self.control.user_stop.store(false, Relaxed);
+        self.control.ponder.store(limits.ponder, Relaxed);
+        self.shared.reset(limits.nodes);
+        self.tt.new_search();
+        *self.last.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        let job = Arc::new(Job {
+            position: pos,
+            rules: self.rules,
+            limits,
+            config: self.config.clone(),
+            evaluator: self.evaluator.clone(),
+            tt: self.tt.clone(),
+            shared: self.shared.clone(),
+            threads: self.threads,
+            start: Instant::now(),
+            pool: (self.threads > 1).then(|| self.pool.clone()),
+        });
+        self.searching.store(true, Relaxed);
+        let ctx = Controller {
+            job,
+            pool: self.pool.clone(),
+            events: self.events.clone(),
+            control: self.control.clone(),
+            searching: self.searching.clone(),
+            last: self.last.clone(),
+        };
+        let spawned = std::thread::Builder::new()
+            .name("annex-control".into())
+            .spawn(move || ctx.run());
+        match spawned {
+            Ok(h) => self.handle = Some(h),
+            Err(e) => {
+                self.searching.store(false, Relaxed);
+                log::error!("cannot start the search controller: {e}");
+                let _ = self.events.send(EngineEvent::Message(format!(
+                    "cannot start the search: {e}"
+                )));
+            }
+        }
+    }
+
+    /// Stops the search; returns at once (the BestMove follows).
+    pub fn stop(&self) {
+        self.stop_handle().stop();
+    }
+
+    /// A handle that stops the search from any thread.
+    pub fn stop_handle(&self) -> StopHandle {
+        StopHandle {
+            shared: self.shared.clone(),
+            control: self.control.clone(),
+        }
+    }
+
+    /// The opponent played the expected move: the ponder search goes on
+    /// under its time limits, and a finished one reports at once.
+    pub fn ponderhit(&self) {
+        self.control.ponder.store(false, Relaxed);
+        let _ = self.control.tx.send(Ctl::PonderHit);
+    }
+
+    /// Whether a search runs (until its BestMove is sent).
+    pub fn is_searching(&self) -> bool {
+        self.searching.load(Relaxed)
+    }
+
+    /// Blocks until the current search has sent its BestMove.
+    pub fn wait(&mut self) {
+        if let Some(h) = self.handle.take()
+            && h.join().is_err()
+        {
+            log::error!("the search controller panicked");
+            self.searching.store(false, Relaxed);
+        }
+    }
+
+    /// Searches and blocks until the result (events are sent as usual).
+    pub fn search_sync(&mut self, pos: Position, limits: Limits) -> BestMove {
+        self.go(pos, limits);
+        self.wait();
+        let r = self.last.lock().unwrap_or_else(|e| e.into_inner()).take();
+        r.unwrap_or_else(|| pass_move(&pos, &self.rules, Duration::ZERO))
+    }
+
+    /// Static evaluation of `pos` for the side to move, in 1/`eval::SCALE` disc.
+    pub fn evaluate(&self, pos: &Position) -> i32 {
+        self.evaluator.evaluate(&pos.board)
+    }
+
+    /// Table size in bytes (as set; allocated when set, at `prepare`, at
+    /// a new game or at the latest before the next search).
+    pub fn hash_bytes(&self) -> usize {
+        self.hash_mb << 20
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        if self.is_searching() {
+            self.stop();
+        }
+        self.wait();
+    }
+}
+
+/// The default tunables, overridden by `ANNEX_CONFIG=name=value,...` (a
+/// tuning aid for `solve`, `bench` and engines under `match`; a bad spec
+/// is logged and ignored).
+fn tuned_config() -> Config {
+    let mut c = Config::default();
+    if let Ok(spec) = std::env::var("ANNEX_CONFIG") {
+        match c.apply(&spec) {
+            Ok(()) => log::warn!("ANNEX_CONFIG: search tunables overridden: {spec}"),
+            Err(e) => {
+                log::error!("ANNEX_CONFIG ignored: {e}");
+                c = Config::default();
+            }
+        }
+    }
+    c
+}
