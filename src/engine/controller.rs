@@ -81,6 +81,55 @@ pub(super) fn pass_move(pos: &Position, rules: &RuleSet, time: Duration) -> Best
     }
 }
 
+/// A legal move of `pos` (a pass when it has none): the result of a search
+/// that failed.
+fn any_move(pos: &Position, rules: &RuleSet, time: Duration) -> BestMove {
+    let mut b = pass_move(pos, rules, time);
+    if let Some(m) = pos.legal_moves(rules).iter().next() {
+        b.best = m;
+        b.pv = vec![m];
+    }
+    b
+}
+
+/// The promise of one `go`: exactly one [`EngineEvent::BestMove`]. It is
+/// kept with the result ([`Promise::keep`]); a promise dropped unkept (the
+/// controller thread could not start, or it panicked and unwound) sends a
+/// legal move of the position instead, so that a caller waiting for the
+/// `BestMove` never waits forever. Either way the result is recorded for
+/// [`super::Engine::search_sync`] and the search is marked as ended.
+pub(super) struct Promise {
+    pub(super) events: Sender<EngineEvent>,
+    pub(super) searching: Arc<AtomicBool>,
+    pub(super) last: Arc<Mutex<Option<BestMove>>>,
+    /// The position and rules of the search, for the fallback move; `None`
+    /// once kept.
+    pub(super) pending: Option<(Position, RuleSet, Instant)>,
+}
+
+impl Promise {
+    /// Sends `best` as the result.
+    pub(super) fn keep(mut self, best: BestMove) {
+        self.pending = None;
+        self.send(best);
+    }
+
+    fn send(&self, best: BestMove) {
+        *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Some(best.clone());
+        let _ = self.events.send(EngineEvent::BestMove(best));
+        self.searching.store(false, Relaxed);
+    }
+}
+
+impl Drop for Promise {
+    fn drop(&mut self) {
+        if let Some((pos, rules, start)) = self.pending.take() {
+            log::error!("the search failed; any legal move is the result");
+            self.send(any_move(&pos, &rules, start.elapsed()));
+        }
+    }
+}
+
 /// An [`Info`] of the position after a pass, seen from the side that
 /// passes: the score negated (a bound turned over) and the PV led by the pass.
 fn passed_info(mut i: Info) -> Info {
@@ -130,8 +179,6 @@ impl Controller {
             pool: self.pool.clone(),
             events: tx,
             control: self.control.clone(),
-            searching: self.searching.clone(),
-            last: self.last.clone(),
         };
         let forward = |ev: EngineEvent| match ev {
             EngineEvent::Info(i) => EngineEvent::Info(passed_info(i)),
@@ -180,8 +227,6 @@ pub(super) struct Controller {
     pub(super) pool: Arc<rayon::ThreadPool>,
     pub(super) events: Sender<EngineEvent>,
     pub(super) control: Arc<Control>,
-    pub(super) searching: Arc<AtomicBool>,
-    pub(super) last: Arc<Mutex<Option<BestMove>>>,
 }
 
 enum Wake {
@@ -192,7 +237,9 @@ enum Wake {
 }
 
 impl Controller {
-    pub(super) fn run(self) {
+    /// The controller thread: searches, holds under ponder or infinite,
+    /// and keeps `promise` with the result.
+    pub(super) fn run(self, promise: Promise) {
         let job = &self.job;
         let pos = job.position;
         let best = if pos.legal_moves(&job.rules).is_empty() {
@@ -201,9 +248,7 @@ impl Controller {
             self.search()
         };
         self.hold();
-        *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Some(best.clone());
-        let _ = self.events.send(EngineEvent::BestMove(best));
-        self.searching.store(false, Relaxed);
+        promise.keep(best);
     }
 
     fn search(&self) -> BestMove {
@@ -268,16 +313,8 @@ impl Controller {
                 Wake::Lost => break,
             }
         }
-        result.unwrap_or_else(|| {
-            // Only after a panic: any legal move.
-            let m = job.position.legal_moves(&job.rules).iter().next();
-            let mut b = pass_move(&job.position, &job.rules, job.start.elapsed());
-            if let Some(m) = m {
-                b.best = m;
-                b.pv = vec![m];
-            }
-            b
-        })
+        // Only after a panic of the search: any legal move.
+        result.unwrap_or_else(|| any_move(&job.position, &job.rules, job.start.elapsed()))
     }
 
     /// Under ponder or infinite, waits for `stop` or `ponderhit`.

@@ -35,7 +35,7 @@ use crate::eval::Evaluator;
 use crate::position::Position;
 use crate::rules::RuleSet;
 use crate::search::{BestMove, Config, Info, Job, Limits, SearchShared, Table};
-use controller::{Control, Controller, Ctl, pass_move};
+use controller::{Control, Controller, Ctl, Promise, pass_move};
 use crossbeam_channel::{Sender, unbounded};
 use options::build_pool;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -82,6 +82,9 @@ pub struct Engine {
     searching: Arc<AtomicBool>,
     handle: Option<JoinHandle<()>>,
     last: Arc<Mutex<Option<BestMove>>>,
+    /// Makes the controller thread fail to start (tests of the promise).
+    #[cfg(test)]
+    fail_spawn: bool,
 }
 
 impl Engine {
@@ -116,6 +119,8 @@ impl Engine {
             searching: Arc::new(AtomicBool::new(false)),
             handle: None,
             last: Arc::new(Mutex::new(None)),
+            #[cfg(test)]
+            fail_spawn: false,
         }
     }
 
@@ -191,7 +196,9 @@ impl Engine {
 
     /// Starts a search of `pos` and returns at once. Emits Info events and
     /// exactly one BestMove (a pass when the side to move has no move or
-    /// the game is over). A running search is stopped first.
+    /// the game is over), on every path: when the search cannot start or
+    /// fails, the BestMove is a legal move of `pos`. A running search is
+    /// stopped first.
     pub fn go(&mut self, pos: Position, mut limits: Limits) {
         if self.is_searching() {
             self.stop();
@@ -235,27 +242,43 @@ impl Engine {
             pool: (self.threads > 1).then(|| self.pool.clone()),
         });
         self.searching.store(true, Relaxed);
+        let promise = Promise {
+            events: self.events.clone(),
+            searching: self.searching.clone(),
+            last: self.last.clone(),
+            pending: Some((pos, self.rules, job.start)),
+        };
         let ctx = Controller {
             job,
             pool: self.pool.clone(),
             events: self.events.clone(),
             control: self.control.clone(),
-            searching: self.searching.clone(),
-            last: self.last.clone(),
         };
-        let spawned = std::thread::Builder::new()
-            .name("annex-control".into())
-            .spawn(move || ctx.run());
-        match spawned {
+        match self.spawn_controller(move || ctx.run(promise)) {
             Ok(h) => self.handle = Some(h),
+            // The closure, and with it the promise, is dropped: the
+            // fallback BestMove follows this message.
             Err(e) => {
-                self.searching.store(false, Relaxed);
                 log::error!("cannot start the search controller: {e}");
                 let _ = self.events.send(EngineEvent::Message(format!(
                     "cannot start the search: {e}"
                 )));
             }
         }
+    }
+
+    /// Starts the controller thread.
+    fn spawn_controller<F: FnOnce() + Send + 'static>(
+        &self,
+        f: F,
+    ) -> std::io::Result<JoinHandle<()>> {
+        #[cfg(test)]
+        if self.fail_spawn {
+            return Err(std::io::Error::other("injected failure"));
+        }
+        std::thread::Builder::new()
+            .name("annex-control".into())
+            .spawn(f)
     }
 
     /// Stops the search; returns at once (the BestMove follows).
@@ -288,8 +311,8 @@ impl Engine {
         if let Some(h) = self.handle.take()
             && h.join().is_err()
         {
+            // Its promise, dropped in the unwinding, sent the BestMove.
             log::error!("the search controller panicked");
-            self.searching.store(false, Relaxed);
         }
     }
 
@@ -337,4 +360,67 @@ fn tuned_config() -> Config {
         }
     }
     c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossbeam_channel::Receiver;
+
+    fn best_moves(rx: &Receiver<EngineEvent>) -> Vec<BestMove> {
+        rx.try_iter()
+            .filter_map(|ev| match ev {
+                EngineEvent::BestMove(b) => Some(b),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// A controller thread that cannot start still gives one BestMove,
+    /// a legal one, and the engine is not left searching.
+    #[test]
+    fn promise_holds_when_the_thread_cannot_start() {
+        let (tx, rx) = unbounded();
+        let mut e = Engine::new(tx);
+        e.set_option("OwnBook", "false").unwrap();
+        e.set_option("Hash", "1").unwrap();
+        e.fail_spawn = true;
+        let pos = Position::start(&e.rules());
+        let limits = Limits {
+            depth: Some(4),
+            ..Limits::default()
+        };
+        e.go(pos, limits.clone());
+        assert!(!e.is_searching());
+        let b = best_moves(&rx);
+        assert_eq!(b.len(), 1);
+        assert!(pos.legal_moves(&e.rules()).contains(b[0].best));
+        let b = e.search_sync(pos, limits);
+        assert!(pos.legal_moves(&e.rules()).contains(b.best));
+        assert_eq!(best_moves(&rx).len(), 1);
+    }
+
+    /// A controller that panics keeps the promise in the unwinding.
+    #[test]
+    fn promise_holds_when_the_controller_panics() {
+        let (tx, rx) = unbounded();
+        let searching = Arc::new(AtomicBool::new(true));
+        let rules = RuleSet::default();
+        let pos = Position::start(&rules);
+        let promise = Promise {
+            events: tx,
+            searching: searching.clone(),
+            last: Arc::new(Mutex::new(None)),
+            pending: Some((pos, rules, Instant::now())),
+        };
+        let h = std::thread::spawn(move || {
+            let _p = promise;
+            panic!("injected panic");
+        });
+        assert!(h.join().is_err());
+        assert!(!searching.load(Relaxed));
+        let b = best_moves(&rx);
+        assert_eq!(b.len(), 1);
+        assert!(pos.legal_moves(&rules).contains(b[0].best));
+    }
 }

@@ -9,7 +9,7 @@ use super::quote_token;
 use super::reply::final_result;
 use super::time::allocate;
 use super::uci::{DEFAULT_OVERHEAD_MS, checked_move};
-use super::{Flow, Handler, Out, drain_until_best};
+use super::{Flow, Handler, Out};
 use crate::board::Color;
 use crate::engine::{Engine, EngineEvent};
 use crate::moves::{Move, MoveError};
@@ -209,18 +209,11 @@ impl Gtp {
         let limits = self.limits(&pos);
         let t = Instant::now();
         self.engine.go(pos, limits);
-        let mut best = None;
-        let events = self.events.clone();
-        let engine = &self.engine;
-        drain_until_best(&events, |ev| match ev {
-            Some(EngineEvent::BestMove(b)) => {
-                best = Some(b.best);
-                Ok(true)
-            }
-            Some(_) => Ok(false),
-            None => Ok(!engine.is_searching()),
-        })
-        .map_err(|e| e.to_string())?;
+        // The engine promises one BestMove per `go`: wait for it.
+        let best = self.events.iter().find_map(|ev| match ev {
+            EngineEvent::BestMove(b) => Some(b.best),
+            _ => None,
+        });
         log::info!("genmove {:?} in {:?}", best, t.elapsed());
         let m = checked_move(&pos, &rules, best.unwrap_or(Move::PASS));
         if reg {

@@ -274,29 +274,23 @@ pub fn run_with(
     }
 }
 
-/// How often a wait for the `BestMove` checks that the engine still runs.
-const DRAIN_POLL: std::time::Duration = std::time::Duration::from_millis(250);
-
-/// Waits for the engine's `BestMove`, handing every event to `f` (which
-/// sees the `BestMove` last and returns `true` for it). Every
-/// [`DRAIN_POLL`] without an event `f` gets `None` and returns `true` to
-/// give up, when the engine no longer searches (a search that could not
-/// start sends no `BestMove`), so that a wait never hangs.
-fn drain_until_best<F>(events: &Receiver<EngineEvent>, mut f: F) -> io::Result<()>
-where
-    F: FnMut(Option<EngineEvent>) -> io::Result<bool>,
-{
-    use crossbeam_channel::RecvTimeoutError;
-    loop {
-        let ev = match events.recv_timeout(DRAIN_POLL) {
-            Ok(ev) => Some(ev),
-            Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => return Ok(()),
-        };
-        if f(ev)? {
-            return Ok(());
+/// Hands the engine's events to `handler` until a `BestMove` (which it
+/// sees last). The engine promises exactly one `BestMove` per `go`, so
+/// the wait is a plain blocking receive; it ends early only if the engine
+/// is gone.
+fn until_best<H: Handler + ?Sized>(
+    handler: &mut H,
+    events: &Receiver<EngineEvent>,
+    out: &mut Out,
+) -> io::Result<()> {
+    for ev in events.iter() {
+        let done = matches!(ev, EngineEvent::BestMove(_));
+        handler.event(ev, out)?;
+        if done {
+            break;
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]

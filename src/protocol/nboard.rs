@@ -8,7 +8,7 @@
 use super::quote_token;
 use super::time::allocate;
 use super::uci::{DEFAULT_OVERHEAD_MS, checked_move};
-use super::{Flow, Handler, Out, drain_until_best};
+use super::{Flow, Handler, Out, until_best};
 use crate::engine::{Engine, EngineEvent};
 use crate::moves::Move;
 use crate::position::Position;
@@ -83,19 +83,7 @@ impl NBoard {
             {
                 rest.clear();
             }
-            drain_until_best(&events, |ev| match ev {
-                Some(ev) => {
-                    let done = matches!(ev, EngineEvent::BestMove(_));
-                    self.event(ev, out)?;
-                    Ok(done)
-                }
-                None if !self.engine.is_searching() => {
-                    log::error!("the search ended without a best move");
-                    self.running = None;
-                    Ok(true)
-                }
-                None => Ok(false),
-            })?;
+            until_best(self, &events, out)?;
         }
         Ok(())
     }

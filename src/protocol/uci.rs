@@ -4,7 +4,7 @@
 use super::command::{self, Command, GoParams, PositionCmd, Query};
 use super::reply::{self, ScoreStyle};
 use super::time::allocate;
-use super::{Flow, Handler, Out, drain_until_best, quote_token};
+use super::{Flow, Handler, Out, quote_token, until_best};
 use crate::board::Color;
 use crate::engine::{Engine, EngineEvent, OptionKind};
 use crate::eval::SCALE;
@@ -83,19 +83,7 @@ impl Uci {
     /// Handles events until the running search's `BestMove`.
     fn drain(&mut self, out: &mut Out) -> io::Result<()> {
         let events = self.events.clone();
-        drain_until_best(&events, |ev| match ev {
-            Some(ev) => {
-                let done = matches!(ev, EngineEvent::BestMove(_));
-                self.event(ev, out)?;
-                Ok(done)
-            }
-            None if !self.engine.is_searching() => {
-                log::error!("the search ended without a best move");
-                self.running = None;
-                Ok(true)
-            }
-            None => Ok(false),
-        })
+        until_best(self, &events, out)
     }
 
     fn identify(&mut self, out: &mut Out, ugi: bool) -> io::Result<()> {
