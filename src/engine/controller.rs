@@ -7,7 +7,7 @@ use super::EngineEvent;
 use crate::moves::Move;
 use crate::position::Position;
 use crate::rules::RuleSet;
-use crate::search::time::plan;
+use crate::search::time::{TimeManager, plan};
 use crate::search::{
     BestMove, Bound, DISC, Info, Job, SearchShared, WorkerMsg, run_worker, to_discs,
 };
@@ -179,6 +179,7 @@ impl Controller {
             pool: self.pool.clone(),
             events: tx,
             control: self.control.clone(),
+            overhead: self.overhead,
         };
         let forward = |ev: EngineEvent| match ev {
             EngineEvent::Info(i) => EngineEvent::Info(passed_info(i)),
@@ -227,6 +228,8 @@ pub(super) struct Controller {
     pub(super) pool: Arc<rayon::ThreadPool>,
     pub(super) events: Sender<EngineEvent>,
     pub(super) control: Arc<Control>,
+    /// Time lost per move outside the search (`Move Overhead`).
+    pub(super) overhead: Duration,
 }
 
 enum Wake {
@@ -269,7 +272,13 @@ impl Controller {
             });
         }
         let limits = &job.limits;
-        let tp = plan(limits, job.position.side, job.position.board.empties());
+        let mut tm = TimeManager::new(plan(
+            limits,
+            job.position.side,
+            job.position.board.empties(),
+            self.overhead,
+        ));
+        let tp = tm.plan();
         let mut timing_from = (!limits.ponder && !limits.infinite).then_some(job.start);
         let mut result = None;
         loop {
@@ -287,11 +296,12 @@ impl Controller {
             };
             match wake {
                 Wake::Worker(WorkerMsg::Iteration(infos)) => {
+                    let best = infos.first().and_then(|i| i.pv.first().copied());
                     for i in infos {
                         let _ = self.events.send(EngineEvent::Info(i));
                     }
-                    if let (Some(t0), Some(soft)) = (timing_from, tp.soft)
-                        && t0.elapsed() >= soft / 2
+                    if let (Some(t0), Some(best)) = (timing_from, best)
+                        && tm.stop_after_iteration(best, t0.elapsed())
                     {
                         shared.stop.store(true, Relaxed);
                     }

@@ -34,6 +34,7 @@ use crate::book::Book;
 use crate::eval::Evaluator;
 use crate::position::Position;
 use crate::rules::RuleSet;
+use crate::search::time::DEFAULT_OVERHEAD_MS;
 use crate::search::{BestMove, Config, Info, Job, Limits, SearchShared, Table};
 use controller::{Control, Controller, Ctl, Promise, pass_move};
 use crossbeam_channel::{Sender, unbounded};
@@ -60,6 +61,8 @@ pub const MAX_HASH_MB: usize = 1 << 16;
 pub const MAX_THREADS: usize = 256;
 /// Default `Hash` in MiB.
 pub const DEFAULT_HASH_MB: usize = 64;
+/// Largest `Move Overhead` in milliseconds.
+pub const MAX_OVERHEAD_MS: u64 = 10_000;
 
 /// The engine.
 pub struct Engine {
@@ -70,6 +73,8 @@ pub struct Engine {
     multipv: usize,
     ponder: bool,
     own_book: bool,
+    /// Time lost per move outside the search (`Move Overhead`).
+    overhead: Duration,
     /// `None`: the embedded book, decoded at `prepare` when `OwnBook` is on
     /// (3 MB that an engine without a book never spends).
     book: Option<Arc<Book>>,
@@ -102,6 +107,7 @@ impl Engine {
             multipv: 1,
             ponder: false,
             own_book: true,
+            overhead: Duration::from_millis(DEFAULT_OVERHEAD_MS),
             book: None,
             evaluator: Evaluator::default(),
             config: tuned_config(),
@@ -253,6 +259,7 @@ impl Engine {
             pool: self.pool.clone(),
             events: self.events.clone(),
             control: self.control.clone(),
+            overhead: self.overhead,
         };
         match self.spawn_controller(move || ctx.run(promise)) {
             Ok(h) => self.handle = Some(h),

@@ -1,10 +1,12 @@
 //! The engine's options: their specs as a GUI sees them, and
 //! [`Engine::set_option`].
 
-use super::{DEFAULT_HASH_MB, Engine, MAX_HASH_MB, MAX_THREADS};
+use super::{DEFAULT_HASH_MB, Engine, MAX_HASH_MB, MAX_OVERHEAD_MS, MAX_THREADS};
 use crate::book::Book;
 use crate::eval::Evaluator;
+use crate::search::time::DEFAULT_OVERHEAD_MS;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The type of an option.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,6 +109,12 @@ impl Engine {
             combo("Flips", &["all", "one-line"]),
             combo("Tie", &["draw", "second"]),
             combo("Scoring", &["wof", "count"]),
+            spin(
+                "Move Overhead",
+                DEFAULT_OVERHEAD_MS as usize,
+                0,
+                MAX_OVERHEAD_MS as i64,
+            ),
         ]
     }
 
@@ -147,6 +155,10 @@ impl Engine {
                 self.hash_mb = mb;
             }
             "multipv" => self.multipv = spin(1, 64)?,
+            "move overhead" => {
+                let v = spin(0, MAX_OVERHEAD_MS as usize)?;
+                self.overhead = Duration::from_millis(v as u64);
+            }
             "ponder" => self.ponder = parse_check(name, value)?,
             "ownbook" => self.own_book = parse_check(name, value)?,
             "bookfile" => {

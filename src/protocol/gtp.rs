@@ -7,8 +7,7 @@
 
 use super::quote_token;
 use super::reply::final_result;
-use super::time::allocate;
-use super::uci::{DEFAULT_OVERHEAD_MS, checked_move};
+use super::uci::checked_move;
 use super::{Flow, Handler, Out};
 use crate::board::Color;
 use crate::engine::{Engine, EngineEvent};
@@ -159,7 +158,6 @@ impl Gtp {
             return l;
         };
         let side = pos.side as usize;
-        let overhead = Duration::from_millis(DEFAULT_OVERHEAD_MS);
         // (time left, moves to play in it); `None` moves = sudden death.
         let (left, moves) = match c.left[side] {
             Some((left, stones)) if stones > 0 => (left, Some(stones)),
@@ -173,13 +171,8 @@ impl Gtp {
         };
         l.time[side] = Some(left);
         l.movestogo = moves;
-        l.movetime = Some(allocate(
-            left,
-            Duration::ZERO,
-            moves,
-            pos.board.empties(),
-            overhead,
-        ));
+        // The clock replaces the default move time; the engine plans.
+        l.movetime = None;
         l
     }
 

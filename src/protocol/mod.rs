@@ -17,7 +17,6 @@ pub mod command;
 mod gtp;
 mod nboard;
 pub mod reply;
-pub mod time;
 mod uci;
 
 use crate::engine::{Engine, EngineEvent, StopHandle};

@@ -6,8 +6,7 @@
 //! sends what the search found, then `pong n`.
 
 use super::quote_token;
-use super::time::allocate;
-use super::uci::{DEFAULT_OVERHEAD_MS, checked_move};
+use super::uci::checked_move;
 use super::{Flow, Handler, Out, until_best};
 use crate::engine::{Engine, EngineEvent};
 use crate::moves::Move;
@@ -99,11 +98,9 @@ impl NBoard {
         }
         if go && let Some(c) = self.clock {
             let side = pos.side as usize;
-            let overhead = Duration::from_millis(DEFAULT_OVERHEAD_MS);
             let left = c.main.saturating_sub(self.used[side]);
             l.time[side] = Some(left);
             l.inc[side] = c.inc;
-            l.movetime = Some(allocate(left, c.inc, None, pos.board.empties(), overhead));
         }
         l
     }
