@@ -122,8 +122,8 @@ pub fn run(a: &SolveArgs) -> ToolResult {
     let ranges = a.only.as_deref().map(parse_ranges).transpose()?;
     let (tx, rx) = crossbeam_channel::unbounded();
     let mut engine = Engine::new(tx);
-    engine.set_option("Threads", &a.threads.to_string())?;
-    engine.set_option("Hash", &a.hash.to_string())?;
+    engine.set_threads(a.threads).map_err(|e| e.to_string())?;
+    engine.set_hash(a.hash).map_err(|e| e.to_string())?;
     let mode = if a.wld {
         SolveMode::Wld
     } else {

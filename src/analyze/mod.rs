@@ -234,7 +234,7 @@ impl Analyzer {
         let (tx, rx) = crossbeam_channel::unbounded();
         let mut engine = Engine::new(tx);
         for (k, v) in engine_options {
-            engine.set_option(k, v)?;
+            engine.set_option(k, v).map_err(|e| e.to_string())?;
         }
         Ok(Analyzer {
             rules: engine.rules(),

@@ -28,7 +28,7 @@ mod options;
 mod table;
 
 pub use controller::StopHandle;
-pub use options::{OptionKind, OptionSpec};
+pub use options::{BookSource, MAX_MULTIPV, OptionEffect, OptionError, OptionKind, OptionSpec};
 
 use crate::book::Book;
 use crate::eval::Evaluator;
@@ -429,5 +429,30 @@ mod tests {
         let b = best_moves(&rx);
         assert_eq!(b.len(), 1);
         assert!(pos.legal_moves(&rules).contains(b[0].best));
+    }
+
+    /// The typed setters, and what `set_option` tells its caller.
+    #[test]
+    fn typed_options() {
+        let (tx, _rx) = unbounded();
+        let mut e = Engine::new(tx);
+        assert_eq!(e.set_option("Flips", "all").unwrap(), OptionEffect::Done);
+        assert_eq!(
+            e.set_option("flips", "one-line").unwrap(),
+            OptionEffect::RulesChanged
+        );
+        assert!(!e.set_rules(e.rules()).unwrap());
+        assert!(e.set_rules(RuleSet::default()).unwrap());
+        assert!(matches!(e.set_threads(0), Err(OptionError::Invalid { .. })));
+        assert!(matches!(
+            e.set_option("Nope", "1"),
+            Err(OptionError::Unknown(_))
+        ));
+        assert!(matches!(
+            e.set_option("Tie", "maybe"),
+            Err(OptionError::Rules(_))
+        ));
+        e.set_move_overhead(Duration::from_millis(5)).unwrap();
+        assert!(e.set_move_overhead(Duration::from_secs(11)).is_err());
     }
 }

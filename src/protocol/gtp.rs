@@ -10,7 +10,7 @@ use super::reply::final_result;
 use super::uci::checked_move;
 use super::{Flow, Handler, Out};
 use crate::board::Color;
-use crate::engine::{Engine, EngineEvent};
+use crate::engine::{Engine, EngineEvent, OptionEffect};
 use crate::moves::{Move, MoveError};
 use crate::position::Position;
 use crate::record::game::{Game, color_name};
@@ -389,11 +389,11 @@ impl Gtp {
                     _ => {
                         // genmove has its BestMove: the search has ended.
                         self.engine.wait();
-                        let before = self.engine.rules();
-                        self.engine
+                        let effect = self
+                            .engine
                             .set_option(name, &value)
-                            .map_err(|e| quote_token(&e))?;
-                        if self.engine.rules() != before {
+                            .map_err(|e| quote_token(&e.to_string()))?;
+                        if effect == OptionEffect::RulesChanged {
                             self.game = Game::new(self.engine.rules());
                         }
                         Ok(String::new())

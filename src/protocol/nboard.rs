@@ -8,7 +8,7 @@
 use super::quote_token;
 use super::uci::checked_move;
 use super::{Flow, Handler, Out, until_best};
-use crate::engine::{Engine, EngineEvent};
+use crate::engine::{Engine, EngineEvent, OptionEffect};
 use crate::moves::Move;
 use crate::position::Position;
 use crate::record::game::Game;
@@ -279,11 +279,11 @@ impl NBoard {
                     [n, _, ..] => (*n, after_words(line, 3)),
                 };
                 self.engine.wait();
-                let before = self.engine.rules();
-                self.engine
+                let effect = self
+                    .engine
                     .set_option(name, value)
                     .map_err(|e| msg(format!("set option: {e}")))?;
-                if self.engine.rules() != before {
+                if effect == OptionEffect::RulesChanged {
                     // The game under the old rules no longer applies.
                     self.game = Game::new(self.engine.rules());
                 }

@@ -5,7 +5,7 @@ use super::command::{self, Command, GoParams, PositionCmd, Query};
 use super::reply::{self, ScoreStyle};
 use super::{Flow, Handler, Out, quote_token, until_best};
 use crate::board::Color;
-use crate::engine::{Engine, EngineEvent, OptionKind};
+use crate::engine::{Engine, EngineEvent, OptionEffect, OptionKind};
 use crate::eval::SCALE;
 use crate::moves::Move;
 use crate::perft::{Convention, PerftOptions, divide};
@@ -116,16 +116,14 @@ impl Uci {
         // The BestMove is in: let the engine's controller thread end, so
         // that it no longer counts as searching.
         self.engine.wait();
-        let before = self.engine.rules();
         match self.engine.set_option(name, value) {
-            Ok(()) => {
-                if self.engine.rules() != before {
-                    // The old moves may mean nothing under the new rules.
-                    self.game = Game::new(self.engine.rules());
-                }
+            Ok(OptionEffect::RulesChanged) => {
+                // The old moves may mean nothing under the new rules.
+                self.game = Game::new(self.engine.rules());
                 Ok(())
             }
-            Err(e) => self.error(out, &shorten(&e, &[name, value])),
+            Ok(OptionEffect::Done) => Ok(()),
+            Err(e) => self.error(out, &shorten(&e.to_string(), &[name, value])),
         }
     }
 
