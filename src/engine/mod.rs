@@ -110,7 +110,8 @@ impl Engine {
             overhead: Duration::from_millis(DEFAULT_OVERHEAD_MS),
             book: None,
             evaluator: Evaluator::default(),
-            config: tuned_config(),
+            // The defaults; a binary's edge may set others (`set_config`).
+            config: Config::default(),
             // Allocated when `Hash` is set, at `prepare` or `new_game`
             // (`isready`, `ucinewgame`), or else before the first search.
             tt: Arc::new(Table::empty()),
@@ -350,23 +351,6 @@ impl Drop for Engine {
         }
         self.wait();
     }
-}
-
-/// The default tunables, overridden by `ANNEX_CONFIG=name=value,...` (a
-/// tuning aid for `solve`, `bench` and engines under `match`; a bad spec
-/// is logged and ignored).
-fn tuned_config() -> Config {
-    let mut c = Config::default();
-    if let Ok(spec) = std::env::var("ANNEX_CONFIG") {
-        match c.apply(&spec) {
-            Ok(()) => log::warn!("ANNEX_CONFIG: search tunables overridden: {spec}"),
-            Err(e) => {
-                log::error!("ANNEX_CONFIG ignored: {e}");
-                c = Config::default();
-            }
-        }
-    }
-    c
 }
 
 #[cfg(test)]

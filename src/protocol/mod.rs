@@ -20,6 +20,7 @@ pub mod reply;
 mod uci;
 
 use crate::engine::{Engine, EngineEvent, StopHandle};
+use crate::search::Config;
 use crossbeam_channel::{Receiver, Sender, select, unbounded};
 use std::fmt;
 use std::io::{self, BufRead, Write};
@@ -210,20 +211,22 @@ fn reader(
     let _ = tx.send(Input::Eof);
 }
 
-/// Runs a session on stdin/stdout until `quit` or end of input.
+/// Runs a session on stdin/stdout until `quit` or end of input, with the
+/// search tunables `config`.
 ///
 /// # Errors
 /// Only I/O errors other than a closed stdout.
-pub fn run(forced: Option<Protocol>) -> io::Result<()> {
+pub fn run(forced: Option<Protocol>, config: Config) -> io::Result<()> {
     let input = Box::new(io::BufReader::new(io::stdin()));
     let output = Box::new(io::stdout());
-    match run_with(input, output, forced) {
+    match run_with(input, output, forced, config) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         r => r,
     }
 }
 
-/// Runs a session on the given input and output.
+/// Runs a session on the given input and output, with the search tunables
+/// `config`.
 ///
 /// # Errors
 /// I/O errors of the output.
@@ -231,9 +234,11 @@ pub fn run_with(
     input: Box<dyn BufRead + Send>,
     output: Box<dyn Write + Send>,
     forced: Option<Protocol>,
+    config: Config,
 ) -> io::Result<()> {
     let (ev_tx, ev_rx) = unbounded();
-    let engine = Engine::new(ev_tx);
+    let mut engine = Engine::new(ev_tx);
+    engine.set_config(config);
     let stop = engine.stop_handle();
     let (in_tx, in_rx) = unbounded();
     std::thread::Builder::new()
