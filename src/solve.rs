@@ -96,6 +96,7 @@ fn solve_one(
                 break;
             }
             EngineEvent::Message(m) => log::warn!("{m}"),
+            EngineEvent::Debug(m) => log::debug!("{m}"),
         }
     }
     engine.wait();

@@ -7,7 +7,7 @@ use super::EngineEvent;
 use crate::moves::Move;
 use crate::position::Position;
 use crate::rules::RuleSet;
-use crate::search::time::{TimeManager, plan};
+use crate::search::time::{TimeManager, TimePlan, plan};
 use crate::search::{
     BestMove, Bound, DISC, Info, Job, SearchShared, WorkerMsg, run_worker, to_discs,
 };
@@ -279,6 +279,14 @@ impl Controller {
             self.overhead,
         ));
         let tp = tm.plan();
+        if tp != TimePlan::default() {
+            let ms = |d: Option<Duration>| d.map_or("none".into(), |d| d.as_millis().to_string());
+            self.debug(format!(
+                "time plan: soft {} ms, hard {} ms",
+                ms(tp.soft),
+                ms(tp.hard)
+            ));
+        }
         let mut timing_from = (!limits.ponder && !limits.infinite).then_some(job.start);
         let mut result = None;
         loop {
@@ -303,6 +311,10 @@ impl Controller {
                     if let (Some(t0), Some(best)) = (timing_from, best)
                         && tm.stop_after_iteration(best, t0.elapsed())
                     {
+                        self.debug(format!(
+                            "time: no new iteration after {} ms (best move {best})",
+                            t0.elapsed().as_millis()
+                        ));
                         shared.stop.store(true, Relaxed);
                     }
                 }
@@ -317,6 +329,7 @@ impl Controller {
                     }
                 }
                 Wake::Timeout => {
+                    self.debug("time: hard limit reached, stopping".into());
                     shared.stop.store(true, Relaxed);
                     timing_from = None;
                 }
@@ -325,6 +338,11 @@ impl Controller {
         }
         // Only after a panic of the search: any legal move.
         result.unwrap_or_else(|| any_move(&job.position, &job.rules, job.start.elapsed()))
+    }
+
+    /// Sends a diagnostic note.
+    fn debug(&self, note: String) {
+        let _ = self.events.send(EngineEvent::Debug(note));
     }
 
     /// Under ponder or infinite, waits for `stop` or `ponderhit`.

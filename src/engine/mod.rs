@@ -53,6 +53,9 @@ pub enum EngineEvent {
     BestMove(BestMove),
     /// A note for the user (`info string`).
     Message(String),
+    /// A diagnostic note: time plan decisions, table allocation. The UCI
+    /// protocol shows it after `debug on`; the others log it.
+    Debug(String),
 }
 
 /// Largest `Hash` in MiB.
@@ -192,7 +195,16 @@ impl Engine {
             return;
         }
         self.wait();
-        if let Err(e) = self.resize_table(self.hash_mb) {
+        let t = Instant::now();
+        let r = self.resize_table(self.hash_mb);
+        if r.is_ok() {
+            let _ = self.events.send(EngineEvent::Debug(format!(
+                "hash table of {} MiB allocated in {} ms",
+                self.hash_mb,
+                t.elapsed().as_millis()
+            )));
+        }
+        if let Err(e) = r {
             log::error!("{e}");
             let _ = self
                 .events

@@ -456,8 +456,10 @@ impl Handler for Gtp {
     }
 
     fn event(&mut self, ev: EngineEvent, _out: &mut Out) -> io::Result<()> {
-        if let EngineEvent::Message(m) = ev {
-            log::info!("engine: {m}");
+        match ev {
+            EngineEvent::Message(m) => log::info!("engine: {m}"),
+            EngineEvent::Debug(m) => log::debug!("engine: {m}"),
+            _ => {}
         }
         Ok(())
     }

@@ -471,6 +471,10 @@ impl Handler for NBoard {
                 log::info!("engine: {m}");
                 Ok(())
             }
+            EngineEvent::Debug(m) => {
+                log::debug!("engine: {m}");
+                Ok(())
+            }
         }
     }
 

@@ -388,9 +388,11 @@ impl Handler for Uci {
                 }
             }
             EngineEvent::BestMove(b) => self.best_move(out, b)?,
-            EngineEvent::Message(m) => {
-                if self.debug || !m.is_empty() {
-                    out.line(&format!("info string {m}"))?;
+            EngineEvent::Message(m) => out.line(&format!("info string {m}"))?,
+            EngineEvent::Debug(m) => {
+                log::debug!("engine: {m}");
+                if self.debug {
+                    out.line(&format!("info string debug: {m}"))?;
                 }
             }
         }
