@@ -71,8 +71,8 @@ pub fn positions(depth: u32) -> Vec<(Position, u32)> {
 pub fn run(a: &BenchArgs) -> ToolResult<u64> {
     let (tx, rx) = crossbeam_channel::unbounded();
     let mut engine = Engine::new(tx);
-    engine.set_option("Threads", "1")?;
-    engine.set_option("Hash", &a.hash.to_string())?;
+    engine.set_threads(1).map_err(|e| e.to_string())?;
+    engine.set_hash(a.hash).map_err(|e| e.to_string())?;
     let mut out = std::io::stdout().lock();
     let start = Instant::now();
     let mut nodes = 0;

@@ -2,6 +2,7 @@
 //! protocols on stdin/stdout; subcommands are command-line tools.
 
 use annex::cli::{ToolError, ToolResult};
+use annex::search::Config;
 use clap::{Parser, Subcommand};
 use std::io::Write;
 use std::process::ExitCode;
@@ -46,8 +47,29 @@ fn run_protocol(forced: Option<&str>) -> Result<(), String> {
     let forced = forced
         .map(|p| p.parse::<annex::protocol::Protocol>())
         .transpose()?;
-    annex::protocol::run(forced).map_err(|e| e.to_string())
+    annex::protocol::run(forced, env_config()).map_err(|e| e.to_string())
 }
+
+/// The search tunables: the defaults, overridden by
+/// `ANNEX_CONFIG=name=value,...` (a tuning aid for the protocol loop, and
+/// so for engines under `match`, and for `solve`; a bad spec is logged and
+/// ignored). Read here, at the binary's edge, and nowhere else.
+fn env_config() -> Config {
+    let mut c = Config::default();
+    if let Ok(spec) = std::env::var(CONFIG_VAR) {
+        match c.apply(&spec) {
+            Ok(()) => log::warn!("{CONFIG_VAR}: search tunables overridden: {spec}"),
+            Err(e) => {
+                log::error!("{CONFIG_VAR} ignored: {e}");
+                c = Config::default();
+            }
+        }
+    }
+    c
+}
+
+/// The environment variable of [`env_config`].
+const CONFIG_VAR: &str = "ANNEX_CONFIG";
 
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
@@ -59,8 +81,13 @@ fn main() -> ExitCode {
         Some(Command::Perft(a)) => annex::perft::cli::run(&a),
         Some(Command::Book(c)) => annex::book::cli::run(&c),
         Some(Command::Solo(a)) => annex::solo::cli::run(&a),
-        Some(Command::Solve(a)) => annex::solve::run(&a),
-        Some(Command::Bench(a)) => annex::bench::run(&a).map(|_| ()),
+        Some(Command::Solve(a)) => annex::solve::run(&a, &env_config()),
+        Some(Command::Bench(a)) => {
+            if std::env::var_os(CONFIG_VAR).is_some() {
+                log::warn!("{CONFIG_VAR} is ignored: bench searches with the default tunables");
+            }
+            annex::bench::run(&a).map(|_| ())
+        }
         Some(Command::Train(a)) => train_tool::run(&a).map_err(ToolError::from),
         Some(Command::EvalMeasure(a)) => train_tool::measure(&a),
         Some(Command::Match(a)) => annex::matchplay::cli::run(&a).map_err(ToolError::from),

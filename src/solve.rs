@@ -13,7 +13,7 @@ use crate::engine::{Engine, EngineEvent};
 use crate::moves::Move;
 use crate::position::{ObfLine, Position};
 use crate::rules::RuleSet;
-use crate::search::{BestMove, Limits, SolveMode};
+use crate::search::{BestMove, Config, Limits, SolveMode};
 use std::io::Write;
 use std::time::Instant;
 
@@ -96,6 +96,7 @@ fn solve_one(
                 break;
             }
             EngineEvent::Message(m) => log::warn!("{m}"),
+            EngineEvent::Debug(m) => log::debug!("{m}"),
         }
     }
     engine.wait();
@@ -116,14 +117,15 @@ fn move_name(obf: &ObfLine, best: Move) -> String {
 ///
 /// # Errors
 /// Unreadable file, bad line, bad option, or a wrong score.
-pub fn run(a: &SolveArgs) -> ToolResult {
+pub fn run(a: &SolveArgs, config: &Config) -> ToolResult {
     let text = std::fs::read_to_string(&a.file)
         .map_err(|e| format!("cannot read {}: {e}", a.file.display()))?;
     let ranges = a.only.as_deref().map(parse_ranges).transpose()?;
     let (tx, rx) = crossbeam_channel::unbounded();
     let mut engine = Engine::new(tx);
-    engine.set_option("Threads", &a.threads.to_string())?;
-    engine.set_option("Hash", &a.hash.to_string())?;
+    engine.set_config(config.clone());
+    engine.set_threads(a.threads).map_err(|e| e.to_string())?;
+    engine.set_hash(a.hash).map_err(|e| e.to_string())?;
     let mode = if a.wld {
         SolveMode::Wld
     } else {

@@ -303,7 +303,8 @@ fn engine_eval_file_option() {
     std::fs::write(dir.join("bad.eval"), b"ANNEXEVW\x07\x00").unwrap();
     let e = engine
         .set_option("EvalFile", dir.join("bad.eval").to_str().unwrap())
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("version"), "{e}");
     assert_eq!(
         engine.evaluate(&pos),

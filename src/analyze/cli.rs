@@ -3,6 +3,7 @@
 
 use crate::analyze::{AnalyzeOptions, Analyzer};
 use crate::cli::{RuleFlags, ToolResult, args};
+use crate::engine::Engine;
 use crate::search::{Limits, SolveMode};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -74,21 +75,18 @@ pub fn run(a: &AnalyzeArgs) -> ToolResult {
     {
         limits.depth = Some(12);
     }
-    let mut engine_options: Vec<(&str, String)> = vec![
-        ("Threads", a.threads.to_string()),
-        ("Start", rules.start.to_string()),
-        ("Flips", rules.flips.to_string()),
-        ("Tie", rules.tie.to_string()),
-        ("Scoring", rules.scoring.to_string()),
-    ];
+    let (tx, events) = crossbeam_channel::unbounded();
+    let mut engine = Engine::new(tx);
+    engine.set_threads(a.threads).map_err(|e| e.to_string())?;
+    engine.set_rules(rules).map_err(|e| e.to_string())?;
     if let Some(h) = a.hash {
-        engine_options.push(("Hash", h.to_string()));
+        engine.set_hash(h).map_err(|e| e.to_string())?;
     }
     let options = AnalyzeOptions {
         limits,
         all_moves: a.all,
     };
-    let mut analyzer = Analyzer::new(options, &engine_options)?;
+    let mut analyzer = Analyzer::new(options, engine, events);
     let input: Box<dyn BufRead> = match &a.file {
         Some(p) if p.as_os_str() != "-" => Box::new(BufReader::new(
             std::fs::File::open(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?,

@@ -41,6 +41,7 @@ use crate::moves::Move;
 use crate::position::{ObfLine, Position};
 use crate::rules::RuleSet;
 use crate::search::{BestMove, Bound, Info, Limits};
+use crossbeam_channel::Receiver;
 use std::fmt::Write as _;
 use std::time::Duration;
 
@@ -222,26 +223,15 @@ pub struct Analyzer {
 }
 
 impl Analyzer {
-    /// An analyzer; `engine_options` are `(name, value)` pairs for
-    /// [`Engine::set_option`] (Threads, Hash, rule options, …).
-    ///
-    /// # Errors
-    /// An option the engine refuses.
-    pub fn new(
-        options: AnalyzeOptions,
-        engine_options: &[(&str, String)],
-    ) -> Result<Analyzer, String> {
-        let (tx, rx) = crossbeam_channel::unbounded();
-        let mut engine = Engine::new(tx);
-        for (k, v) in engine_options {
-            engine.set_option(k, v)?;
-        }
-        Ok(Analyzer {
+    /// An analyzer over `engine` (set up with its typed setters: threads,
+    /// hash, rules), whose events arrive on `events`.
+    pub fn new(options: AnalyzeOptions, engine: Engine, events: Receiver<EngineEvent>) -> Analyzer {
+        Analyzer {
             rules: engine.rules(),
             engine,
-            events: rx,
+            events,
             options,
-        })
+        }
     }
 
     /// The rules in force.

@@ -7,11 +7,10 @@
 
 use super::quote_token;
 use super::reply::final_result;
-use super::time::allocate;
-use super::uci::{DEFAULT_OVERHEAD_MS, checked_move};
-use super::{Flow, Handler, Out, drain_until_best};
+use super::uci::checked_move;
+use super::{Flow, Handler, Out};
 use crate::board::Color;
-use crate::engine::{Engine, EngineEvent};
+use crate::engine::{Engine, EngineEvent, OptionEffect};
 use crate::moves::{Move, MoveError};
 use crate::position::Position;
 use crate::record::game::{Game, color_name};
@@ -159,7 +158,6 @@ impl Gtp {
             return l;
         };
         let side = pos.side as usize;
-        let overhead = Duration::from_millis(DEFAULT_OVERHEAD_MS);
         // (time left, moves to play in it); `None` moves = sudden death.
         let (left, moves) = match c.left[side] {
             Some((left, stones)) if stones > 0 => (left, Some(stones)),
@@ -173,13 +171,8 @@ impl Gtp {
         };
         l.time[side] = Some(left);
         l.movestogo = moves;
-        l.movetime = Some(allocate(
-            left,
-            Duration::ZERO,
-            moves,
-            pos.board.empties(),
-            overhead,
-        ));
+        // The clock replaces the default move time; the engine plans.
+        l.movetime = None;
         l
     }
 
@@ -209,18 +202,11 @@ impl Gtp {
         let limits = self.limits(&pos);
         let t = Instant::now();
         self.engine.go(pos, limits);
-        let mut best = None;
-        let events = self.events.clone();
-        let engine = &self.engine;
-        drain_until_best(&events, |ev| match ev {
-            Some(EngineEvent::BestMove(b)) => {
-                best = Some(b.best);
-                Ok(true)
-            }
-            Some(_) => Ok(false),
-            None => Ok(!engine.is_searching()),
-        })
-        .map_err(|e| e.to_string())?;
+        // The engine promises one BestMove per `go`: wait for it.
+        let best = self.events.iter().find_map(|ev| match ev {
+            EngineEvent::BestMove(b) => Some(b.best),
+            _ => None,
+        });
         log::info!("genmove {:?} in {:?}", best, t.elapsed());
         let m = checked_move(&pos, &rules, best.unwrap_or(Move::PASS));
         if reg {
@@ -280,19 +266,7 @@ impl Gtp {
                     quote_token(args[0])
                 )),
             },
-            "play" => {
-                let color = parse_color(args[0])?;
-                let m: Move = args[1].parse().map_err(|_| {
-                    format!("syntax error: invalid move '{}'", quote_token(args[1]))
-                })?;
-                self.game
-                    .play_for(color, m)
-                    .map(|_| String::new())
-                    .map_err(|e| match e {
-                        MoveError::Illegal(t) => format!("illegal move: {t}"),
-                        e => format!("illegal move: {e}"),
-                    })
-            }
+            "play" => self.play(args),
             "genmove" | "reg_genmove" => {
                 let color = parse_color(args[0])?;
                 self.genmove(color, cmd == "reg_genmove")
@@ -309,49 +283,9 @@ impl Gtp {
                     super::reply::board_diagram(&self.game.current(), &rules, self.game.moves());
                 Ok(format!("\n{}", lines.join("\n")))
             }
-            "time_settings" => {
-                let main = args[0].parse::<u64>();
-                let byo = args[1].parse::<u64>();
-                let stones = args[2].parse::<u32>();
-                match (main, byo, stones) {
-                    (Ok(m), Ok(b), Ok(s)) => {
-                        self.clock = Some(Clock {
-                            main: Duration::from_secs(m.min(1 << 30)),
-                            byo_time: Duration::from_secs(b.min(1 << 30)),
-                            byo_stones: s,
-                            left: [None; 2],
-                        });
-                        Ok(String::new())
-                    }
-                    _ => Err("syntax error: time_settings <main> <byo-yomi> <stones>".into()),
-                }
-            }
-            "time_left" => {
-                let color = parse_color(args[0])?;
-                let secs = args[1]
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|s| s.is_finite() && *s >= 0.0);
-                let stones = args[2].parse::<u32>();
-                match (secs, stones) {
-                    (Some(s), Ok(n)) => {
-                        let c = self.clock.get_or_insert_with(Clock::default);
-                        c.left[color as usize] = Some((Duration::from_secs_f64(s.min(1e9)), n));
-                        Ok(String::new())
-                    }
-                    _ => Err("syntax error: time_left <color> <seconds> <stones>".into()),
-                }
-            }
-            "final_score" | "gogui-rules_final_result" => {
-                let pos = self.game.current();
-                if pos.is_game_over(&rules) {
-                    Ok(result_text(&pos, &self.game))
-                } else if cmd == "final_score" {
-                    Err("game is not over".into())
-                } else {
-                    Ok("unknown".into())
-                }
-            }
+            "time_settings" => self.time_settings(args),
+            "time_left" => self.time_left(args),
+            "final_score" | "gogui-rules_final_result" => self.final_score(cmd),
             "set_game" => {
                 if args.join(" ").eq_ignore_ascii_case("othello") {
                     Ok(String::new())
@@ -365,56 +299,129 @@ impl Gtp {
             "gogui-rules_board_size" => Ok("8".into()),
             "gogui-rules_board" => Ok(format!("\n{}", self.board_rows())),
             "gogui-rules_side_to_move" => Ok(color_name(self.game.current().side).into()),
-            "gogui-rules_legal_moves" => {
-                let pos = self.game.current();
-                let legal = pos.legal_moves(&rules);
-                if pos.is_game_over(&rules) {
-                    Ok(String::new())
-                } else if legal.is_empty() {
-                    Ok("pass".into())
-                } else {
-                    Ok(legal.iter().map(vertex).collect::<Vec<_>>().join(" "))
-                }
-            }
-            "annex-setoption" => {
-                let (name, value) = (args[0], args[1..].join(" "));
-                match name.to_ascii_lowercase().as_str() {
-                    "movetime" => match value.parse::<u64>() {
-                        Ok(ms) if ms >= 1 => {
-                            self.movetime = Duration::from_millis(ms);
-                            Ok(String::new())
-                        }
-                        _ => Err(format!(
-                            "invalid value '{}' for MoveTime",
-                            quote_token(&value)
-                        )),
-                    },
-                    "depth" => match value.parse::<u32>() {
-                        Ok(0) => {
-                            self.depth = None;
-                            Ok(String::new())
-                        }
-                        Ok(d) if d <= 60 => {
-                            self.depth = Some(d);
-                            Ok(String::new())
-                        }
-                        _ => Err(format!("invalid value '{}' for Depth", quote_token(&value))),
-                    },
-                    _ => {
-                        // genmove has its BestMove: the search has ended.
-                        self.engine.wait();
-                        let before = self.engine.rules();
-                        self.engine
-                            .set_option(name, &value)
-                            .map_err(|e| quote_token(&e))?;
-                        if self.engine.rules() != before {
-                            self.game = Game::new(self.engine.rules());
-                        }
-                        Ok(String::new())
-                    }
-                }
-            }
+            "gogui-rules_legal_moves" => Ok(self.legal_moves()),
+            "annex-setoption" => self.set_option(args[0], &args[1..].join(" ")),
             _ => Err(format!("unknown command '{}'", quote_token(cmd))),
+        }
+    }
+
+    /// `play <color> <move>`.
+    fn play(&mut self, args: &[&str]) -> Reply {
+        let color = parse_color(args[0])?;
+        let m: Move = args[1]
+            .parse()
+            .map_err(|_| format!("syntax error: invalid move '{}'", quote_token(args[1])))?;
+        self.game
+            .play_for(color, m)
+            .map(|_| String::new())
+            .map_err(|e| match e {
+                MoveError::Illegal(t) => format!("illegal move: {t}"),
+                e => format!("illegal move: {e}"),
+            })
+    }
+
+    /// `time_settings <main> <byo-yomi> <stones>` (seconds).
+    fn time_settings(&mut self, args: &[&str]) -> Reply {
+        let main = args[0].parse::<u64>();
+        let byo = args[1].parse::<u64>();
+        let stones = args[2].parse::<u32>();
+        match (main, byo, stones) {
+            (Ok(m), Ok(b), Ok(s)) => {
+                self.clock = Some(Clock {
+                    main: Duration::from_secs(m.min(1 << 30)),
+                    byo_time: Duration::from_secs(b.min(1 << 30)),
+                    byo_stones: s,
+                    left: [None; 2],
+                });
+                Ok(String::new())
+            }
+            _ => Err("syntax error: time_settings <main> <byo-yomi> <stones>".into()),
+        }
+    }
+
+    /// `time_left <color> <seconds> <stones>`.
+    fn time_left(&mut self, args: &[&str]) -> Reply {
+        let color = parse_color(args[0])?;
+        let secs = args[1]
+            .parse::<f64>()
+            .ok()
+            .filter(|s| s.is_finite() && *s >= 0.0);
+        let stones = args[2].parse::<u32>();
+        match (secs, stones) {
+            (Some(s), Ok(n)) => {
+                let c = self.clock.get_or_insert_with(Clock::default);
+                c.left[color as usize] = Some((Duration::from_secs_f64(s.min(1e9)), n));
+                Ok(String::new())
+            }
+            _ => Err("syntax error: time_left <color> <seconds> <stones>".into()),
+        }
+    }
+
+    /// `final_score` (an error before the game is over) and
+    /// `gogui-rules_final_result` (`unknown` then).
+    fn final_score(&self, cmd: &str) -> Reply {
+        let rules = self.game.rules();
+        let pos = self.game.current();
+        if pos.is_game_over(&rules) {
+            Ok(result_text(&pos, &self.game))
+        } else if cmd == "final_score" {
+            Err("game is not over".into())
+        } else {
+            Ok("unknown".into())
+        }
+    }
+
+    /// `gogui-rules_legal_moves`: the moves, `pass`, or nothing at the end.
+    fn legal_moves(&self) -> String {
+        let rules = self.game.rules();
+        let pos = self.game.current();
+        let legal = pos.legal_moves(&rules);
+        if pos.is_game_over(&rules) {
+            String::new()
+        } else if legal.is_empty() {
+            "pass".into()
+        } else {
+            legal.iter().map(vertex).collect::<Vec<_>>().join(" ")
+        }
+    }
+
+    /// `annex-setoption <name> <value>`: `MoveTime` and `Depth` of this
+    /// protocol, else an engine option.
+    fn set_option(&mut self, name: &str, value: &str) -> Reply {
+        match name.to_ascii_lowercase().as_str() {
+            "movetime" => match value.parse::<u64>() {
+                Ok(ms) if ms >= 1 => {
+                    self.movetime = Duration::from_millis(ms);
+                    Ok(String::new())
+                }
+                _ => Err(format!(
+                    "invalid value '{}' for MoveTime",
+                    quote_token(value)
+                )),
+            },
+            "depth" => match value.parse::<u32>() {
+                Ok(0) => {
+                    self.depth = None;
+                    Ok(String::new())
+                }
+                Ok(d) if d <= 60 => {
+                    self.depth = Some(d);
+                    Ok(String::new())
+                }
+                _ => Err(format!("invalid value '{}' for Depth", quote_token(value))),
+            },
+            _ => {
+                // genmove has its BestMove: the search has ended.
+                self.engine.wait();
+                let effect = self
+                    .engine
+                    .set_option(name, value)
+                    .map_err(|e| quote_token(&e.to_string()))?;
+                if effect == OptionEffect::RulesChanged {
+                    self.game = Game::new(self.engine.rules());
+                }
+                Ok(String::new())
+            }
         }
     }
 }
@@ -470,8 +477,10 @@ impl Handler for Gtp {
     }
 
     fn event(&mut self, ev: EngineEvent, _out: &mut Out) -> io::Result<()> {
-        if let EngineEvent::Message(m) = ev {
-            log::info!("engine: {m}");
+        match ev {
+            EngineEvent::Message(m) => log::info!("engine: {m}"),
+            EngineEvent::Debug(m) => log::debug!("engine: {m}"),
+            _ => {}
         }
         Ok(())
     }

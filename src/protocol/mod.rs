@@ -17,10 +17,10 @@ pub mod command;
 mod gtp;
 mod nboard;
 pub mod reply;
-pub mod time;
 mod uci;
 
 use crate::engine::{Engine, EngineEvent, StopHandle};
+use crate::search::Config;
 use crossbeam_channel::{Receiver, Sender, select, unbounded};
 use std::fmt;
 use std::io::{self, BufRead, Write};
@@ -211,20 +211,22 @@ fn reader(
     let _ = tx.send(Input::Eof);
 }
 
-/// Runs a session on stdin/stdout until `quit` or end of input.
+/// Runs a session on stdin/stdout until `quit` or end of input, with the
+/// search tunables `config`.
 ///
 /// # Errors
 /// Only I/O errors other than a closed stdout.
-pub fn run(forced: Option<Protocol>) -> io::Result<()> {
+pub fn run(forced: Option<Protocol>, config: Config) -> io::Result<()> {
     let input = Box::new(io::BufReader::new(io::stdin()));
     let output = Box::new(io::stdout());
-    match run_with(input, output, forced) {
+    match run_with(input, output, forced, config) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         r => r,
     }
 }
 
-/// Runs a session on the given input and output.
+/// Runs a session on the given input and output, with the search tunables
+/// `config`.
 ///
 /// # Errors
 /// I/O errors of the output.
@@ -232,9 +234,11 @@ pub fn run_with(
     input: Box<dyn BufRead + Send>,
     output: Box<dyn Write + Send>,
     forced: Option<Protocol>,
+    config: Config,
 ) -> io::Result<()> {
     let (ev_tx, ev_rx) = unbounded();
-    let engine = Engine::new(ev_tx);
+    let mut engine = Engine::new(ev_tx);
+    engine.set_config(config);
     let stop = engine.stop_handle();
     let (in_tx, in_rx) = unbounded();
     std::thread::Builder::new()
@@ -274,29 +278,23 @@ pub fn run_with(
     }
 }
 
-/// How often a wait for the `BestMove` checks that the engine still runs.
-const DRAIN_POLL: std::time::Duration = std::time::Duration::from_millis(250);
-
-/// Waits for the engine's `BestMove`, handing every event to `f` (which
-/// sees the `BestMove` last and returns `true` for it). Every
-/// [`DRAIN_POLL`] without an event `f` gets `None` and returns `true` to
-/// give up, when the engine no longer searches (a search that could not
-/// start sends no `BestMove`), so that a wait never hangs.
-fn drain_until_best<F>(events: &Receiver<EngineEvent>, mut f: F) -> io::Result<()>
-where
-    F: FnMut(Option<EngineEvent>) -> io::Result<bool>,
-{
-    use crossbeam_channel::RecvTimeoutError;
-    loop {
-        let ev = match events.recv_timeout(DRAIN_POLL) {
-            Ok(ev) => Some(ev),
-            Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => return Ok(()),
-        };
-        if f(ev)? {
-            return Ok(());
+/// Hands the engine's events to `handler` until a `BestMove` (which it
+/// sees last). The engine promises exactly one `BestMove` per `go`, so
+/// the wait is a plain blocking receive; it ends early only if the engine
+/// is gone.
+fn until_best<H: Handler + ?Sized>(
+    handler: &mut H,
+    events: &Receiver<EngineEvent>,
+    out: &mut Out,
+) -> io::Result<()> {
+    for ev in events.iter() {
+        let done = matches!(ev, EngineEvent::BestMove(_));
+        handler.event(ev, out)?;
+        if done {
+            break;
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]

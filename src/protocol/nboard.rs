@@ -6,10 +6,9 @@
 //! sends what the search found, then `pong n`.
 
 use super::quote_token;
-use super::time::allocate;
-use super::uci::{DEFAULT_OVERHEAD_MS, checked_move};
-use super::{Flow, Handler, Out, drain_until_best};
-use crate::engine::{Engine, EngineEvent};
+use super::uci::checked_move;
+use super::{Flow, Handler, Out, until_best};
+use crate::engine::{Engine, EngineEvent, OptionEffect};
 use crate::moves::Move;
 use crate::position::Position;
 use crate::record::game::Game;
@@ -83,19 +82,7 @@ impl NBoard {
             {
                 rest.clear();
             }
-            drain_until_best(&events, |ev| match ev {
-                Some(ev) => {
-                    let done = matches!(ev, EngineEvent::BestMove(_));
-                    self.event(ev, out)?;
-                    Ok(done)
-                }
-                None if !self.engine.is_searching() => {
-                    log::error!("the search ended without a best move");
-                    self.running = None;
-                    Ok(true)
-                }
-                None => Ok(false),
-            })?;
+            until_best(self, &events, out)?;
         }
         Ok(())
     }
@@ -111,11 +98,9 @@ impl NBoard {
         }
         if go && let Some(c) = self.clock {
             let side = pos.side as usize;
-            let overhead = Duration::from_millis(DEFAULT_OVERHEAD_MS);
             let left = c.main.saturating_sub(self.used[side]);
             l.time[side] = Some(left);
             l.inc[side] = c.inc;
-            l.movetime = Some(allocate(left, c.inc, None, pos.board.empties(), overhead));
         }
         l
     }
@@ -294,11 +279,11 @@ impl NBoard {
                     [n, _, ..] => (*n, after_words(line, 3)),
                 };
                 self.engine.wait();
-                let before = self.engine.rules();
-                self.engine
+                let effect = self
+                    .engine
                     .set_option(name, value)
                     .map_err(|e| msg(format!("set option: {e}")))?;
-                if self.engine.rules() != before {
+                if effect == OptionEffect::RulesChanged {
                     // The game under the old rules no longer applies.
                     self.game = Game::new(self.engine.rules());
                 }
@@ -484,6 +469,10 @@ impl Handler for NBoard {
             EngineEvent::BestMove(b) => self.best(out, b),
             EngineEvent::Message(m) => {
                 log::info!("engine: {m}");
+                Ok(())
+            }
+            EngineEvent::Debug(m) => {
+                log::debug!("engine: {m}");
                 Ok(())
             }
         }

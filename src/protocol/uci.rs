@@ -3,10 +3,9 @@
 
 use super::command::{self, Command, GoParams, PositionCmd, Query};
 use super::reply::{self, ScoreStyle};
-use super::time::allocate;
-use super::{Flow, Handler, Out, drain_until_best, quote_token};
+use super::{Flow, Handler, Out, quote_token, until_best};
 use crate::board::Color;
-use crate::engine::{Engine, EngineEvent, OptionKind};
+use crate::engine::{Engine, EngineEvent, OptionEffect, OptionKind};
 use crate::eval::SCALE;
 use crate::moves::Move;
 use crate::perft::{Convention, PerftOptions, divide};
@@ -15,14 +14,7 @@ use crate::record::game::Game;
 use crate::search::{BestMove, Limits};
 use crossbeam_channel::Receiver;
 use std::io;
-use std::time::{Duration, Instant};
-
-/// Name of the protocol-level option for the time lost per move.
-pub(super) const MOVE_OVERHEAD: &str = "Move Overhead";
-/// Its default in milliseconds.
-pub(super) const DEFAULT_OVERHEAD_MS: u64 = 30;
-/// Its maximum in milliseconds.
-const MAX_OVERHEAD_MS: u64 = 10_000;
+use std::time::Instant;
 
 /// The position a search runs on, to check its answer.
 struct Running {
@@ -41,7 +33,6 @@ pub(super) struct Uci {
     game: Game,
     ugi: bool,
     debug: bool,
-    overhead: Duration,
     running: Option<Running>,
 }
 
@@ -54,7 +45,6 @@ impl Uci {
             game,
             ugi: false,
             debug: false,
-            overhead: Duration::from_millis(DEFAULT_OVERHEAD_MS),
             running: None,
         }
     }
@@ -83,19 +73,7 @@ impl Uci {
     /// Handles events until the running search's `BestMove`.
     fn drain(&mut self, out: &mut Out) -> io::Result<()> {
         let events = self.events.clone();
-        drain_until_best(&events, |ev| match ev {
-            Some(ev) => {
-                let done = matches!(ev, EngineEvent::BestMove(_));
-                self.event(ev, out)?;
-                Ok(done)
-            }
-            None if !self.engine.is_searching() => {
-                log::error!("the search ended without a best move");
-                self.running = None;
-                Ok(true)
-            }
-            None => Ok(false),
-        })
+        until_best(self, &events, out)
     }
 
     fn identify(&mut self, out: &mut Out, ugi: bool) -> io::Result<()> {
@@ -128,9 +106,6 @@ impl Uci {
             }
             out.line(&s)?;
         }
-        out.line(&format!(
-            "option name {MOVE_OVERHEAD} type spin default {DEFAULT_OVERHEAD_MS} min 0 max {MAX_OVERHEAD_MS}"
-        ))?;
         out.line(if ugi { "ugiok" } else { "uciok" })
     }
 
@@ -138,34 +113,17 @@ impl Uci {
         if self.running.is_some() {
             return self.error(out, "cannot change options while searching");
         }
-        if name.eq_ignore_ascii_case(MOVE_OVERHEAD) {
-            return match value.parse::<u64>() {
-                Ok(v) if v <= MAX_OVERHEAD_MS => {
-                    self.overhead = Duration::from_millis(v);
-                    Ok(())
-                }
-                _ => self.error(
-                    out,
-                    &format!(
-                        "invalid value '{}' for option {MOVE_OVERHEAD} (expected 0 to {MAX_OVERHEAD_MS})",
-                        quote_token(value)
-                    ),
-                ),
-            };
-        }
         // The BestMove is in: let the engine's controller thread end, so
         // that it no longer counts as searching.
         self.engine.wait();
-        let before = self.engine.rules();
         match self.engine.set_option(name, value) {
-            Ok(()) => {
-                if self.engine.rules() != before {
-                    // The old moves may mean nothing under the new rules.
-                    self.game = Game::new(self.engine.rules());
-                }
+            Ok(OptionEffect::RulesChanged) => {
+                // The old moves may mean nothing under the new rules.
+                self.game = Game::new(self.engine.rules());
                 Ok(())
             }
-            Err(e) => self.error(out, &shorten(&e, &[name, value])),
+            Ok(OptionEffect::Done) => Ok(()),
+            Err(e) => self.error(out, &shorten(&e.to_string(), &[name, value])),
         }
     }
 
@@ -195,10 +153,10 @@ impl Uci {
         Ok(())
     }
 
-    /// The search limits of `go`. A clock becomes a move time from the
-    /// protocol's allocation (see protocol.md, "Time management").
-    fn limits(&self, g: &GoParams, pos: &Position) -> Limits {
-        let mut l = Limits {
+    /// The search limits of `go`: the clock is passed on; the engine plans
+    /// the time (see protocol.md, "Time management").
+    fn limits(g: &GoParams) -> Limits {
+        Limits {
             depth: g.depth,
             nodes: g.nodes,
             movetime: g.movetime,
@@ -210,19 +168,7 @@ impl Uci {
             solve: g.solve,
             multipv: g.multipv.unwrap_or(0),
             searchmoves: Vec::new(),
-        };
-        let side = pos.side as usize;
-        if let (Some(left), false) = (g.time[side], g.infinite) {
-            let t = allocate(
-                left,
-                l.inc[side],
-                g.movestogo,
-                pos.board.empties(),
-                self.overhead,
-            );
-            l.movetime = Some(l.movetime.map_or(t, |m| m.min(t)));
         }
-        l
     }
 
     fn go(&mut self, out: &mut Out, g: GoParams) -> io::Result<()> {
@@ -235,7 +181,7 @@ impl Uci {
             out.line("info string game over")?;
             return out.line("bestmove none");
         }
-        let mut limits = self.limits(&g, &pos);
+        let mut limits = Self::limits(&g);
         if !g.searchmoves.is_empty() {
             let legal = pos.legal_moves(&rules);
             for m in &g.searchmoves {
@@ -249,7 +195,10 @@ impl Uci {
             pos,
             held: g.ponder || g.infinite,
             infinite: g.infinite,
-            bounded: limits.depth.is_some() || limits.nodes.is_some() || limits.movetime.is_some(),
+            bounded: limits.depth.is_some()
+                || limits.nodes.is_some()
+                || limits.movetime.is_some()
+                || (limits.time[pos.side as usize].is_some() && !limits.infinite),
         });
         self.engine.go(pos, limits);
         Ok(())
@@ -439,9 +388,11 @@ impl Handler for Uci {
                 }
             }
             EngineEvent::BestMove(b) => self.best_move(out, b)?,
-            EngineEvent::Message(m) => {
-                if self.debug || !m.is_empty() {
-                    out.line(&format!("info string {m}"))?;
+            EngineEvent::Message(m) => out.line(&format!("info string {m}"))?,
+            EngineEvent::Debug(m) => {
+                log::debug!("engine: {m}");
+                if self.debug {
+                    out.line(&format!("info string debug: {m}"))?;
                 }
             }
         }

@@ -81,7 +81,7 @@ impl Solver {
         let (tx, _) = crossbeam_channel::unbounded();
         let mut engine = Engine::new(tx);
         // Hash 4 is always valid; ignore the impossible error.
-        let _ = engine.set_option("Hash", "4");
+        let _ = engine.set_hash(4);
         Solver { engine }
     }
 
