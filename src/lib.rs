@@ -10,6 +10,8 @@
 // position -> eval -> search -> engine -> protocol, and the modules that
 // sit between them (the shared rule flags, records, perft, the book).
 
+/// The one small pseudo-random generator (SplitMix64).
+pub mod rng;
 /// Squares a1..h8 and the 8 directions.
 pub mod square;
 /// The rule options of RULES.md.
@@ -57,6 +59,6 @@ pub mod bench;
 // Separate games.
 
 /// The solo puzzle (Knizia, `annex solo`): a game of its own, not a layer
-/// of the engine. It uses only the lowest core layers (square, rules,
+/// of the engine. It uses only the lowest core layers (rng, square, rules,
 /// bitboard, board), and nothing uses it.
 pub mod solo;

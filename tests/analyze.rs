@@ -5,6 +5,7 @@
 
 use annex::moves::Move;
 use annex::position::{ObfLine, Position};
+use annex::rng::Rng;
 use annex::rules::RuleSet;
 use serde_json::Value;
 use std::io::Write;
@@ -166,13 +167,7 @@ fn negamax(p: &Position, rules: &RuleSet) -> i32 {
 #[test]
 fn small_endgames_agree_with_brute_force_including_passes() {
     let rules = RuleSet::default();
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
     // Random games stopped with 7 empties; keep some must-pass positions.
     let mut positions = Vec::new();
     let mut passes = 0;
@@ -183,7 +178,7 @@ fn small_endgames_agree_with_brute_force_including_passes() {
             let m = if l.is_empty() {
                 Move::PASS
             } else {
-                l.as_slice()[(next() % l.len() as u64) as usize]
+                l.as_slice()[rng.index(l.len())]
             };
             p = p.play_unchecked(&rules, m);
         }

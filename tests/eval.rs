@@ -11,23 +11,14 @@ use annex::eval::pattern::{
 use annex::eval::weights::VERSION;
 use annex::eval::{Evaluator, PatternEval, SCALE, Weights};
 use annex::position::Position;
+use annex::rng::Rng;
 use annex::train::data::{read_logbook, read_wthor, replay};
 use annex::train::fit::{FitConfig, fit};
 use annex::train::{bucket, game_samples};
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
-
 /// Positions from random games, all stages.
 fn random_positions(n: usize, seed: u64) -> Vec<Board> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut out = Vec::new();
     while out.len() < n {
         let mut b = Board::start();
@@ -41,7 +32,7 @@ fn random_positions(n: usize, seed: u64) -> Vec<Board> {
                 }
             }
             out.push(b);
-            let k = (rng.next() % m.count_ones() as u64) as u32;
+            let k = (rng.next_u64() % m.count_ones() as u64) as u32;
             for _ in 0..k {
                 m &= m - 1;
             }
@@ -55,9 +46,9 @@ fn random_positions(n: usize, seed: u64) -> Vec<Board> {
 
 fn random_weights(set: FeatureSet, seed: u64) -> Weights {
     let mut w = Weights::zeros(set);
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     for x in &mut w.data {
-        *x = (rng.next() % 201) as i16 - 100;
+        *x = (rng.next_u64() % 201) as i16 - 100;
     }
     w
 }

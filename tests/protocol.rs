@@ -8,20 +8,7 @@ use annex::position::Position;
 use annex::rules::RuleSet;
 use std::time::{Duration, Instant};
 
-/// A small deterministic generator (xorshift64*).
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+pub use annex::rng::Rng;
 
 /// A random game of `plies` moves from the start (stops at the end);
 /// passes are written.
@@ -36,7 +23,7 @@ pub fn random_game(rng: &mut Rng, rules: &RuleSet, plies: usize) -> (Position, V
         let m = if list.is_empty() {
             Move::PASS
         } else {
-            list.as_slice()[rng.below(list.len())]
+            list.as_slice()[rng.index(list.len())]
         };
         pos = pos.play(rules, m).expect("legal").1;
         moves.push(m);
@@ -145,7 +132,7 @@ fn uci_lists_options_and_uciok() {
 #[test]
 fn position_and_d_match_the_rules_core() {
     let r = RuleSet::default();
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     let mut a = Annex::spawn(&[]);
     handshake(&mut a);
     for plies in [0, 1, 9, 30, 55, 70] {
@@ -181,7 +168,7 @@ fn position_and_d_match_the_rules_core() {
 #[test]
 fn go_depth_answers_legal_moves_and_pass_exactly_when_forced() {
     let r = RuleSet::default();
-    let mut rng = Rng(99);
+    let mut rng = Rng::new(99);
     let mut a = Annex::spawn(&[]);
     handshake(&mut a);
     let mut passes = 0;
@@ -386,7 +373,7 @@ fn go_searchmoves_nodes_movetime() {
         assert_legal_answer(&pos, &r, best_of(&l));
     }
     // wld: a proven sign, marked `wld` (or `exact`), near the end.
-    let mut rng = Rng(31);
+    let mut rng = Rng::new(31);
     let (pos, moves) = loop {
         let (p, m) = random_game(&mut rng, &r, 50);
         if !p.is_game_over(&r) && !p.legal_moves(&r).is_empty() {
@@ -429,7 +416,7 @@ fn info_multipv_lines() {
 /// brute-force minimax in the test, under tie=second and both scorings.
 #[test]
 fn scores_exact_against_minimax_with_each_tie_and_scoring() {
-    let mut rng = Rng(2024);
+    let mut rng = Rng::new(2024);
     let mut a = Annex::spawn(&[]);
     handshake(&mut a);
     for (tie, scoring) in [("draw", "wof"), ("second", "wof"), ("second", "count")] {
@@ -440,7 +427,7 @@ fn scores_exact_against_minimax_with_each_tie_and_scoring() {
         r.set("scoring", scoring).unwrap();
         let mut found = 0;
         while found < 12 {
-            let plies = 53 + rng.below(4);
+            let plies = 53 + rng.index(4);
             let (pos, moves) = random_game(&mut rng, &r, plies);
             if pos.is_game_over(&r) || pos.legal_moves(&r).is_empty() {
                 continue;

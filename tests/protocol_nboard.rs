@@ -47,7 +47,7 @@ fn played(line: &str) -> String {
 #[test]
 fn nboard_session_go_hint_ping() {
     let r = RuleSet::default();
-    let mut rng = Rng(5);
+    let mut rng = Rng::new(5);
     let mut a = start();
     a.send("set depth 3");
     for plies in [4, 20, 37] {

@@ -16,6 +16,7 @@ use super::stats::{Sprt, Verdict, Wld};
 use super::{EngineSpec, connect};
 use crate::position::Position;
 use crate::record::game_record::{GameRecord, GgfHeader, Outcome, Termination, ggf};
+use crate::rng;
 use crate::rules::RuleSet;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -81,13 +82,6 @@ struct Job {
     spec: GameSpec,
 }
 
-fn splitmix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
-
 fn schedule(cfg: &MatchConfig) -> (Vec<(usize, usize)>, Vec<Job>) {
     let n = cfg.engines.len();
     let pairs: Vec<(usize, usize)> = (0..n)
@@ -102,7 +96,7 @@ fn schedule(cfg: &MatchConfig) -> (Vec<(usize, usize)>, Vec<Job>) {
                 (None, Position::start(&cfg.rules), Vec::new())
             } else {
                 let k = match cfg.seed {
-                    Some(s) => splitmix(s ^ splitmix((p * cfg.games + g / 2) as u64)) as usize,
+                    Some(s) => rng::hash(s ^ rng::hash((p * cfg.games + g / 2) as u64)) as usize,
                     None => g / 2,
                 } % cfg.openings.len();
                 let o = &cfg.openings[k];

@@ -32,6 +32,7 @@ use crate::engine::Engine;
 use crate::eval::pattern::{N_STAGES, stage_of};
 use crate::eval::{PatternEval, SCALE};
 use crate::position::Position;
+use crate::rng;
 use crate::search::{Limits, SolveMode};
 use data::{Game, read_logbook, read_wthor, replay};
 use fit::{FitConfig, Sample, StageFit};
@@ -124,16 +125,9 @@ fn final_diff(b: &Board) -> i32 {
     }
 }
 
-fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
-}
-
 /// Whether game number `i` (in load order) is held out.
 pub fn is_held_out(i: usize, seed: u64, percent: u64) -> bool {
-    mix(seed ^ mix(i as u64)) % 100 < percent
+    rng::hash(seed ^ rng::hash(i as u64)) % 100 < percent
 }
 
 /// Loads the games of the configured sources, WTHOR years in order then
