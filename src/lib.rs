@@ -16,8 +16,6 @@ pub mod rng;
 pub mod square;
 /// The rule options of RULES.md.
 pub mod rules;
-/// Argument types shared by the command-line tools (the rule flags).
-pub mod cli;
 /// `u64` helpers: rays, shifts, symmetries.
 pub mod bitboard;
 /// `Board {player, opponent}`: legal moves, flips, scores.
@@ -28,10 +26,13 @@ pub mod moves;
 pub mod position;
 /// Game records: the protocol's game, GGF, match records, game databases.
 pub mod record;
-/// Leaf counting under three pass conventions (`annex perft`).
-pub mod perft;
 /// Static evaluation: interface and evaluators.
 pub mod eval;
+/// What the command-line tools share: the rule flags, argument ranges, and
+/// `ToolError`, the binary's edge that wraps the features' typed errors.
+pub mod cli;
+/// Leaf counting under three pass conventions (`annex perft`).
+pub mod perft;
 /// The opening book: format, lookup, building (`annex book`).
 pub mod book;
 /// Search: PVS, endgame solver, transposition table, threads.

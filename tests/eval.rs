@@ -115,24 +115,36 @@ fn weights_round_trip_and_reject_bad_files() {
     let bytes = w.to_bytes();
     assert_eq!(Weights::from_bytes(&bytes).unwrap(), w);
 
-    let e = Weights::from_bytes(&bytes[..bytes.len() / 2]).unwrap_err();
+    let e = Weights::from_bytes(&bytes[..bytes.len() / 2])
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("truncated"), "{e}");
-    let e = Weights::from_bytes(&bytes[..5]).unwrap_err();
+    let e = Weights::from_bytes(&bytes[..5]).unwrap_err().to_string();
     assert!(e.contains("truncated"), "{e}");
 
     let mut v = bytes.clone();
     v[8..10].copy_from_slice(&(VERSION + 1).to_le_bytes());
-    let e = Weights::from_bytes(&v).unwrap_err();
+    let e = Weights::from_bytes(&v).unwrap_err().to_string();
     assert!(e.contains("version"), "{e}");
 
     let mut v = bytes.clone();
     v[0] = b'X';
-    assert!(Weights::from_bytes(&v).unwrap_err().contains("magic"));
+    assert!(
+        Weights::from_bytes(&v)
+            .unwrap_err()
+            .to_string()
+            .contains("magic")
+    );
 
     let mut v = bytes.clone();
     let mid = v.len() / 2;
     v[mid] ^= 1;
-    assert!(Weights::from_bytes(&v).unwrap_err().contains("checksum"));
+    assert!(
+        Weights::from_bytes(&v)
+            .unwrap_err()
+            .to_string()
+            .contains("checksum")
+    );
 
     let mut v = bytes.clone();
     v.push(0);
@@ -155,7 +167,9 @@ fn weights_round_trip_and_reject_bad_files() {
         assert_eq!(ev.evaluate(&b), direct.evaluate(&b));
     }
     std::fs::write(&path, &bytes[..100]).unwrap();
-    let e = Evaluator::from_file(path.to_str().unwrap()).unwrap_err();
+    let e = Evaluator::from_file(path.to_str().unwrap())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("truncated"), "{e}");
     assert!(Evaluator::from_file(dir.join("missing").to_str().unwrap()).is_err());
     std::fs::remove_dir_all(&dir).ok();

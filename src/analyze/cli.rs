@@ -2,7 +2,7 @@
 //! line on stdout (schema: [`crate::analyze`]).
 
 use crate::analyze::{AnalyzeOptions, Analyzer};
-use crate::cli::{RuleFlags, ToolResult, args};
+use crate::cli::{RuleFlags, ToolError, ToolResult, args};
 use crate::search::{Limits, SolveMode};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -88,7 +88,7 @@ pub fn run(a: &AnalyzeArgs) -> ToolResult {
         limits,
         all_moves: a.all,
     };
-    let mut analyzer = Analyzer::new(options, &engine_options)?;
+    let mut analyzer = Analyzer::new(options, &engine_options).map_err(ToolError::feature)?;
     let input: Box<dyn BufRead> = match &a.file {
         Some(p) if p.as_os_str() != "-" => Box::new(BufReader::new(
             std::fs::File::open(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?,

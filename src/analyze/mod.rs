@@ -38,17 +38,36 @@ pub mod cli;
 
 use crate::engine::{Engine, EngineEvent};
 use crate::moves::Move;
-use crate::position::{ObfLine, Position};
+use crate::position::{ObfLine, ParsePositionError, Position};
 use crate::rules::RuleSet;
 use crate::search::{BestMove, Bound, Info, Limits};
 use serde::Serialize;
 use std::time::Duration;
 
+/// Why an input line is not a position.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum InputError {
+    /// A bad OBF line or board string.
+    #[error(transparent)]
+    Board(ParsePositionError),
+    /// Neither a board nor a legal transcript.
+    #[error("not a board, OBF line or transcript: {0}")]
+    Transcript(ParsePositionError),
+}
+
+/// Why an analyzer could not be set up.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AnalyzeError {
+    /// An engine option the engine refused (its message).
+    #[error("{0}")]
+    Option(String),
+}
+
 /// Parses one input line into a position: OBF, board string or transcript.
 ///
 /// # Errors
 /// The line is none of those (the message says why).
-pub fn parse_input(line: &str, rules: &RuleSet) -> Result<Position, String> {
+pub fn parse_input(line: &str, rules: &RuleSet) -> Result<Position, InputError> {
     let t = line.trim();
     let board_part = t.split(';').next().unwrap_or("").trim();
     let squares = board_part.chars().filter(|c| !c.is_whitespace()).count();
@@ -57,12 +76,11 @@ pub fn parse_input(line: &str, rules: &RuleSet) -> Result<Position, String> {
             return t
                 .parse::<ObfLine>()
                 .map(|o| o.position)
-                .map_err(|e| e.to_string());
+                .map_err(InputError::Board);
         }
-        return board_part.parse::<Position>().map_err(|e| e.to_string());
+        return board_part.parse::<Position>().map_err(InputError::Board);
     }
-    Position::from_transcript(t, rules)
-        .map_err(|e| format!("not a board, OBF line or transcript: {e}"))
+    Position::from_transcript(t, rules).map_err(InputError::Transcript)
 }
 
 /// A JSON formatter that writes the compact form and escapes every
@@ -251,11 +269,11 @@ impl Analyzer {
     pub fn new(
         options: AnalyzeOptions,
         engine_options: &[(&str, String)],
-    ) -> Result<Analyzer, String> {
+    ) -> Result<Analyzer, AnalyzeError> {
         let (tx, rx) = crossbeam_channel::unbounded();
         let mut engine = Engine::new(tx);
         for (k, v) in engine_options {
-            engine.set_option(k, v)?;
+            engine.set_option(k, v).map_err(AnalyzeError::Option)?;
         }
         Ok(Analyzer {
             rules: engine.rules(),
@@ -413,7 +431,7 @@ impl Analyzer {
                 }
                 Err(e) => {
                     errors += 1;
-                    emit(&error_json(n, t, &e))?;
+                    emit(&error_json(n, t, &e.to_string()))?;
                 }
             }
         }

@@ -1,6 +1,6 @@
 //! `annex train`: command-line front end of [`crate::train`].
 
-use crate::cli::{ToolResult, args};
+use crate::cli::{ToolError, ToolResult, args};
 use crate::eval::pattern::FeatureSet;
 use crate::train::fit::FitConfig;
 use crate::train::{TrainConfig, train};
@@ -62,15 +62,19 @@ pub struct TrainArgs {
 }
 
 /// Runs `annex train`.
-pub fn run(a: &TrainArgs) -> Result<(), String> {
+///
+/// # Errors
+/// Bad arguments, unreadable data or evaluation, a weights file that
+/// cannot be written.
+pub fn run(a: &TrainArgs) -> ToolResult {
     let set = match a.features.as_str() {
         "patterns" => FeatureSet::Patterns,
         "mobility" => FeatureSet::PatternsMobility,
         "extended" => FeatureSet::Extended,
         f => {
-            return Err(format!(
-                "unknown feature set '{f}' (patterns, mobility or extended)"
-            ));
+            return Err(
+                format!("unknown feature set '{f}' (patterns, mobility or extended)").into(),
+            );
         }
     };
     let mut cfg = TrainConfig {
@@ -103,14 +107,14 @@ pub fn run(a: &TrainArgs) -> Result<(), String> {
             "wthor" => cfg.wthor = true,
             "logbook" => cfg.logbook = true,
             "" => {}
-            s => return Err(format!("unknown source '{s}' (wthor, logbook)")),
+            s => return Err(format!("unknown source '{s}' (wthor, logbook)").into()),
         }
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(a.threads)
         .build()
         .map_err(|e| e.to_string())?;
-    let report = pool.install(|| train(&cfg))?;
+    let report = pool.install(|| train(&cfg)).map_err(ToolError::feature)?;
     report.weights.save(&a.out)?;
     eprintln!(
         "train: wrote {} ({} games trained, {} held out)",
@@ -208,11 +212,11 @@ fn crate_measure(a: &MeasureArgs, out: &mut impl Write) -> ToolResult {
     let mut sets: Vec<(String, Vec<Exact>)> = vec![
         (
             "FFO #1-#59".into(),
-            read_ffo_tsv(&a.data.join("endgame/ffo/ffo_1_59.tsv"))?,
+            read_ffo_tsv(&a.data.join("endgame/ffo/ffo_1_59.tsv")).map_err(ToolError::feature)?,
         ),
         (
             "hard-20".into(),
-            read_obf(&a.data.join("endgame/edax_hard/hard-20.obf"))?,
+            read_obf(&a.data.join("endgame/edax_hard/hard-20.obf")).map_err(ToolError::feature)?,
         ),
     ];
     if a.solve > 0 {
@@ -228,7 +232,7 @@ fn crate_measure(a: &MeasureArgs, out: &mut impl Write) -> ToolResult {
             relabel: None,
             fit: FitConfig::default(),
         };
-        let games = crate::train::load_games(&cfg)?;
+        let games = crate::train::load_games(&cfg).map_err(ToolError::feature)?;
         let mut picks = Vec::new();
         let span = a.solve_max.saturating_sub(7).max(1) as usize;
         for (i, g) in games.iter().enumerate() {
@@ -420,7 +424,8 @@ fn crate_measure(a: &MeasureArgs, out: &mut impl Write) -> ToolResult {
             &[("pattern", &eval), ("baseline", &base)]
         };
         for &(ename, e) in players {
-            let (r, per_move) = crate::train::measure::gtp_match(program, e, &lines, &limits)?;
+            let (r, per_move) = crate::train::measure::gtp_match(program, e, &lines, &limits)
+                .map_err(ToolError::feature)?;
             let (elo, margin) = r.elo();
             writeln!(
                 out,
