@@ -115,7 +115,7 @@ fn check_schema(v: &Value, with_moves: bool) -> Position {
 #[test]
 fn solve_every_move_agrees_with_ffo() {
     // FFO #1-#4: 14 empties each, every legal move scored in the OBF file.
-    let text = crate::util::read_data("endgame/ffo/fforum-1-19.obf");
+    let text = crate::util::fixture("endgame/ffo/fforum-1-19.obf");
     let lines: Vec<&str> = text
         .lines()
         .filter(|l| !l.trim().is_empty())
@@ -250,7 +250,7 @@ fn input_forms_errors_and_limits() {
 /// analyze input here is the OBF file itself).
 #[test]
 fn analyze_agrees_with_solve() {
-    let text = crate::util::read_data("endgame/ffo/fforum-1-19.obf");
+    let text = crate::util::fixture("endgame/ffo/fforum-1-19.obf");
     let six: Vec<&str> = text
         .lines()
         .filter(|l| !l.trim().is_empty())

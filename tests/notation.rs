@@ -5,7 +5,7 @@
 //! panic.
 
 use crate::reference::Rng;
-use crate::util::read_data;
+use crate::util::{fixture, read_data};
 use annex::board::Color;
 use annex::moves::{Move, MoveError, PASS_TOKENS};
 use annex::position::{ObfLine, ParsePositionError, Position};
@@ -307,13 +307,18 @@ fn direction_suffix_only_for_the_single_line() {
 fn obf_lines_from_the_data() {
     let r = RuleSet::default();
     let mut n = 0;
-    for file in [
+    for (file, text) in [
         "endgame/ffo/fforum-1-19.obf",
         "endgame/ffo/fforum-20-39.obf",
         "endgame/ffo/fforum-40-59.obf",
+    ]
+    .map(|f| (f, fixture(f)))
+    .into_iter()
+    .chain([(
         "endgame/edax_hard/hard-20.obf",
-    ] {
-        for line in read_data(file).lines().filter(|l| !l.trim().is_empty()) {
+        read_data("endgame/edax_hard/hard-20.obf"),
+    )]) {
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
             let obf: ObfLine = line
                 .parse()
                 .unwrap_or_else(|e| panic!("{file}: {e}: {line}"));
@@ -345,7 +350,7 @@ fn obf_lines_from_the_data() {
         }
     }
     assert_eq!(n, 59 + 276);
-    let l: ObfLine = read_data("endgame/ffo/fforum-1-19.obf")
+    let l: ObfLine = fixture("endgame/ffo/fforum-1-19.obf")
         .lines()
         .next()
         .unwrap()

@@ -1,7 +1,7 @@
 //! The UCI-style protocol and its UGI dialect, driven over pipes
 //! (`protocol.md`, section names in the test names).
 
-use crate::util::{Annex, read_data};
+use crate::util::{Annex, fixture};
 use annex::board::Color;
 use annex::moves::{Move, MoveList};
 use annex::position::Position;
@@ -205,7 +205,7 @@ fn go_depth_answers_legal_moves_and_pass_exactly_when_forced() {
 
 #[test]
 fn perft_extra_matches_reference_counts() {
-    let data = read_data("perft/perft_start_position.tsv");
+    let data = fixture("perft/perft_start_position.tsv");
     let mut a = Annex::spawn(&[]);
     handshake(&mut a);
     let mut checked = 0;
@@ -247,7 +247,8 @@ fn isready_during_search_keeps_searching() {
     handshake(&mut a);
     a.send("position startpos");
     a.send("go infinite");
-    std::thread::sleep(Duration::from_millis(100));
+    // The search is under way once it reports.
+    a.expect_prefix("info depth");
     a.send("isready");
     let got = a.until_prefix("readyok");
     assert!(!got.iter().any(|l| l.starts_with("bestmove")), "{got:?}");
@@ -272,7 +273,8 @@ fn stop_latency_deep_search() {
     a.send("setoption name Threads value 2");
     a.send("position startpos moves f5 d6 c3 d3 c4");
     a.send("go depth 60");
-    std::thread::sleep(Duration::from_millis(500));
+    // Deep in the search: its depth-8 iteration is done.
+    a.expect_prefix("info depth 8 ");
     let t = Instant::now();
     a.send("stop");
     a.expect_prefix("bestmove");
@@ -281,7 +283,7 @@ fn stop_latency_deep_search() {
     assert!(lat < Duration::from_secs(3), "stop took {lat:?}");
     // Stop queued behind other commands acts at once too.
     a.send("go infinite");
-    std::thread::sleep(Duration::from_millis(200));
+    a.expect_prefix("info depth");
     let t = Instant::now();
     a.send("isready\nstop");
     a.expect_prefix("bestmove");
@@ -302,7 +304,7 @@ fn ponder_then_ponderhit_or_stop() {
     let pos = Position::from_transcript("f5d6", &r).unwrap();
     assert_legal_answer(&pos, &r, best_of(&l));
     a.send("go ponder depth 3");
-    std::thread::sleep(Duration::from_millis(100));
+    a.expect_prefix("info depth");
     a.send("stop");
     let l = a.expect_prefix("bestmove");
     assert_legal_answer(&pos, &r, best_of(&l));

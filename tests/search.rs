@@ -237,7 +237,10 @@ fn stop_and_hold() {
             ..Limits::default()
         },
     );
-    std::thread::sleep(Duration::from_millis(300));
+    // The search is under way once it reports.
+    rx.iter()
+        .find(|ev| matches!(ev, EngineEvent::Info(_)))
+        .expect("an Info event");
     assert!(e.is_searching());
     assert!(
         !rx.try_iter()
@@ -408,7 +411,10 @@ fn stop_ends_an_exact_solve() {
             ..Limits::default()
         },
     );
-    std::thread::sleep(Duration::from_millis(400));
+    // The solve is under way once it reports (its midgame iterations).
+    rx.iter()
+        .find(|ev| matches!(ev, EngineEvent::Info(_)))
+        .expect("an Info event");
     assert!(e.is_searching(), "a 24-empties solve takes far longer");
     let t = Instant::now();
     e.stop();
