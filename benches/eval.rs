@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 fn positions(n: usize) -> Vec<Board> {
-    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut rng = annex::rng::Rng::new(0x2545_f491_4f6c_dd1d);
     let mut out = Vec::with_capacity(n);
     while out.len() < n {
         let mut b = Board::start();
@@ -26,13 +26,7 @@ fn positions(n: usize) -> Vec<Board> {
                 }
             }
             out.push(b);
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            for _ in 0..(x % m.count_ones() as u64) {
-                m &= m - 1;
-            }
-            let sq = m.trailing_zeros() as usize;
+            let sq = rng.pick_bit(m);
             b = b.play_flips(sq, flips(b.player, b.opponent, sq));
         }
     }

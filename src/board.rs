@@ -301,17 +301,11 @@ mod tests {
             b.legal_moves(),
             (1 << 19) | (1 << 26) | (1 << 37) | (1 << 44)
         );
-        let mut seed = 0x1234_5678_9abc_def0u64;
+        let mut rng = crate::rng::Rng::new(0x1234_5678_9abc_def0);
         for _ in 0..20000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let a = seed;
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let p = a & seed;
-            let o = !a & seed & !(1 << 27);
+            let (a, b) = (rng.next_u64(), rng.next_u64());
+            let p = a & b;
+            let o = !a & b & !(1 << 27);
             let mut moves = 0;
             for sq in 0..64 {
                 if (p | o) & (1 << sq) != 0 {

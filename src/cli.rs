@@ -12,36 +12,48 @@
 /// Ranges of the numeric arguments.
 pub mod args;
 
-use crate::rules::RuleSet;
-use std::fmt;
+use crate::eval::{EvalError, WeightsError};
+use crate::rules::{ParseRuleError, RuleSet};
 use std::io;
 
-/// An error of a command-line tool.
-#[derive(Debug)]
+/// An error of a command-line tool: the binary's edge, where the typed
+/// errors of the features meet (each wrapped with `#[from]`, its message
+/// unchanged) and `main` prints `annex: error: <message>`.
+#[derive(Debug, thiserror::Error)]
 pub enum ToolError {
     /// A message for the user: bad arguments or input, a wrong result.
+    #[error("{0}")]
     Msg(String),
     /// Writing the report to stdout failed.
-    Output(io::Error),
+    #[error("cannot write the output: {0}")]
+    Output(#[from] io::Error),
+    /// A rule flag with a bad value.
+    #[error(transparent)]
+    Rules(#[from] ParseRuleError),
+    /// A weights file that cannot be read or written.
+    #[error(transparent)]
+    Weights(#[from] WeightsError),
+    /// An evaluation that cannot be loaded.
+    #[error(transparent)]
+    Eval(#[from] EvalError),
+    /// The typed error of a feature above this module (the book, analyze,
+    /// …), kept whole ([`ToolError::feature`]; a `#[from]` here would make
+    /// this module and the feature import each other).
+    #[error(transparent)]
+    Feature(Box<dyn std::error::Error + Send + Sync>),
 }
 
 impl ToolError {
+    /// Wraps the typed error of a feature above this module.
+    pub fn feature(e: impl std::error::Error + Send + Sync + 'static) -> ToolError {
+        ToolError::Feature(Box::new(e))
+    }
+
     /// Whether the reader went away (`| head`): the tool ends quietly.
     pub fn is_broken_pipe(&self) -> bool {
         matches!(self, ToolError::Output(e) if e.kind() == io::ErrorKind::BrokenPipe)
     }
 }
-
-impl fmt::Display for ToolError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ToolError::Msg(s) => f.write_str(s),
-            ToolError::Output(e) => write!(f, "cannot write the output: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for ToolError {}
 
 impl From<String> for ToolError {
     fn from(s: String) -> ToolError {
@@ -52,12 +64,6 @@ impl From<String> for ToolError {
 impl From<&str> for ToolError {
     fn from(s: &str) -> ToolError {
         ToolError::Msg(s.to_string())
-    }
-}
-
-impl From<io::Error> for ToolError {
-    fn from(e: io::Error) -> ToolError {
-        ToolError::Output(e)
     }
 }
 
@@ -87,7 +93,7 @@ impl RuleFlags {
     ///
     /// # Errors
     /// An invalid value.
-    pub fn rules(&self) -> Result<RuleSet, String> {
+    pub fn rules(&self) -> Result<RuleSet, ParseRuleError> {
         let mut r = RuleSet::default();
         for (k, v) in [
             ("start", &self.start),
@@ -95,7 +101,7 @@ impl RuleFlags {
             ("tie", &self.tie),
             ("scoring", &self.scoring),
         ] {
-            r.set(k, v).map_err(|e| e.to_string())?;
+            r.set(k, v)?;
         }
         Ok(r)
     }

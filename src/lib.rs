@@ -10,12 +10,12 @@
 // position -> eval -> search -> engine -> protocol, and the modules that
 // sit between them (the shared rule flags, records, perft, the book).
 
+/// The one small pseudo-random generator (SplitMix64).
+pub mod rng;
 /// Squares a1..h8 and the 8 directions.
 pub mod square;
 /// The rule options of RULES.md.
 pub mod rules;
-/// Argument types shared by the command-line tools (the rule flags).
-pub mod cli;
 /// `u64` helpers: rays, shifts, symmetries.
 pub mod bitboard;
 /// `Board {player, opponent}`: legal moves, flips, scores.
@@ -26,10 +26,13 @@ pub mod moves;
 pub mod position;
 /// Game records: the protocol's game, GGF, match records, game databases.
 pub mod record;
-/// Leaf counting under three pass conventions (`annex perft`).
-pub mod perft;
 /// Static evaluation: interface and evaluators.
 pub mod eval;
+/// What the command-line tools share: the rule flags, argument ranges, and
+/// `ToolError`, the binary's edge that wraps the features' typed errors.
+pub mod cli;
+/// Leaf counting under three pass conventions (`annex perft`).
+pub mod perft;
 /// The opening book: format, lookup, building (`annex book`).
 pub mod book;
 /// Search: PVS, endgame solver, transposition table, threads.
@@ -57,6 +60,6 @@ pub mod bench;
 // Separate games.
 
 /// The solo puzzle (Knizia, `annex solo`): a game of its own, not a layer
-/// of the engine. It uses only the lowest core layers (square, rules,
+/// of the engine. It uses only the lowest core layers (rng, square, rules,
 /// bitboard, board), and nothing uses it.
 pub mod solo;

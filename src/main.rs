@@ -88,9 +88,9 @@ fn main() -> ExitCode {
             }
             annex::bench::run(&a).map(|_| ())
         }
-        Some(Command::Train(a)) => train_tool::run(&a).map_err(ToolError::from),
+        Some(Command::Train(a)) => train_tool::run(&a),
         Some(Command::EvalMeasure(a)) => train_tool::measure(&a),
-        Some(Command::Match(a)) => annex::matchplay::cli::run(&a).map_err(ToolError::from),
+        Some(Command::Match(a)) => annex::matchplay::cli::run(&a),
         Some(Command::Analyze(a)) => annex::analyze::cli::run(&a),
     };
     match result {

@@ -5,6 +5,7 @@
 
 use annex::moves::Move;
 use annex::position::{ObfLine, Position};
+use annex::rng::Rng;
 use annex::rules::RuleSet;
 use serde_json::Value;
 use std::io::Write;
@@ -114,7 +115,7 @@ fn check_schema(v: &Value, with_moves: bool) -> Position {
 #[test]
 fn solve_every_move_agrees_with_ffo() {
     // FFO #1-#4: 14 empties each, every legal move scored in the OBF file.
-    let text = crate::util::read_data("endgame/ffo/fforum-1-19.obf");
+    let text = crate::util::fixture("endgame/ffo/fforum-1-19.obf");
     let lines: Vec<&str> = text
         .lines()
         .filter(|l| !l.trim().is_empty())
@@ -166,13 +167,7 @@ fn negamax(p: &Position, rules: &RuleSet) -> i32 {
 #[test]
 fn small_endgames_agree_with_brute_force_including_passes() {
     let rules = RuleSet::default();
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
     // Random games stopped with 7 empties; keep some must-pass positions.
     let mut positions = Vec::new();
     let mut passes = 0;
@@ -183,7 +178,7 @@ fn small_endgames_agree_with_brute_force_including_passes() {
             let m = if l.is_empty() {
                 Move::PASS
             } else {
-                l.as_slice()[(next() % l.len() as u64) as usize]
+                l.as_slice()[rng.index(l.len())]
             };
             p = p.play_unchecked(&rules, m);
         }
@@ -255,7 +250,7 @@ fn input_forms_errors_and_limits() {
 /// analyze input here is the OBF file itself).
 #[test]
 fn analyze_agrees_with_solve() {
-    let text = crate::util::read_data("endgame/ffo/fforum-1-19.obf");
+    let text = crate::util::fixture("endgame/ffo/fforum-1-19.obf");
     let six: Vec<&str> = text
         .lines()
         .filter(|l| !l.trim().is_empty())

@@ -2,7 +2,7 @@
 //! games, and its use by the engine (`OwnBook`, `BookFile`, protocol.md
 //! "Options").
 
-use crate::util::{Annex, data_dir};
+use crate::util::{Annex, data_file};
 use annex::bitboard::symmetry_square;
 use annex::book::Book;
 use annex::position::Position;
@@ -18,7 +18,7 @@ fn direct_counts(transcript: &str, plies: usize) -> HashMap<String, u32> {
     let target = Position::from_transcript(transcript, &r).unwrap().board;
     let (key, ts) = target.unique();
     let mut counts: HashMap<String, u32> = HashMap::new();
-    let mut files: Vec<_> = std::fs::read_dir(data_dir().join("wthor"))
+    let mut files: Vec<_> = std::fs::read_dir(data_file("wthor"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "wtb"))

@@ -1,7 +1,7 @@
 //! Pattern evaluation: symmetry, feature extraction against a slow
 //! reference, the weights file format, the data readers and training.
 
-use crate::util::{data_dir, read_data};
+use crate::util::{data_file, fixture};
 use annex::bitboard::symmetry;
 use annex::board::{Board, flips, legal_moves};
 use annex::eval::pattern::{
@@ -11,23 +11,14 @@ use annex::eval::pattern::{
 use annex::eval::weights::VERSION;
 use annex::eval::{Evaluator, PatternEval, SCALE, Weights};
 use annex::position::Position;
+use annex::rng::Rng;
 use annex::train::data::{read_logbook, read_wthor, replay};
 use annex::train::fit::{FitConfig, fit};
 use annex::train::{bucket, game_samples};
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
-
 /// Positions from random games, all stages.
 fn random_positions(n: usize, seed: u64) -> Vec<Board> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut out = Vec::new();
     while out.len() < n {
         let mut b = Board::start();
@@ -41,7 +32,7 @@ fn random_positions(n: usize, seed: u64) -> Vec<Board> {
                 }
             }
             out.push(b);
-            let k = (rng.next() % m.count_ones() as u64) as u32;
+            let k = (rng.next_u64() % m.count_ones() as u64) as u32;
             for _ in 0..k {
                 m &= m - 1;
             }
@@ -55,9 +46,9 @@ fn random_positions(n: usize, seed: u64) -> Vec<Board> {
 
 fn random_weights(set: FeatureSet, seed: u64) -> Weights {
     let mut w = Weights::zeros(set);
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     for x in &mut w.data {
-        *x = (rng.next() % 201) as i16 - 100;
+        *x = (rng.next_u64() % 201) as i16 - 100;
     }
     w
 }
@@ -124,24 +115,36 @@ fn weights_round_trip_and_reject_bad_files() {
     let bytes = w.to_bytes();
     assert_eq!(Weights::from_bytes(&bytes).unwrap(), w);
 
-    let e = Weights::from_bytes(&bytes[..bytes.len() / 2]).unwrap_err();
+    let e = Weights::from_bytes(&bytes[..bytes.len() / 2])
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("truncated"), "{e}");
-    let e = Weights::from_bytes(&bytes[..5]).unwrap_err();
+    let e = Weights::from_bytes(&bytes[..5]).unwrap_err().to_string();
     assert!(e.contains("truncated"), "{e}");
 
     let mut v = bytes.clone();
     v[8..10].copy_from_slice(&(VERSION + 1).to_le_bytes());
-    let e = Weights::from_bytes(&v).unwrap_err();
+    let e = Weights::from_bytes(&v).unwrap_err().to_string();
     assert!(e.contains("version"), "{e}");
 
     let mut v = bytes.clone();
     v[0] = b'X';
-    assert!(Weights::from_bytes(&v).unwrap_err().contains("magic"));
+    assert!(
+        Weights::from_bytes(&v)
+            .unwrap_err()
+            .to_string()
+            .contains("magic")
+    );
 
     let mut v = bytes.clone();
     let mid = v.len() / 2;
     v[mid] ^= 1;
-    assert!(Weights::from_bytes(&v).unwrap_err().contains("checksum"));
+    assert!(
+        Weights::from_bytes(&v)
+            .unwrap_err()
+            .to_string()
+            .contains("checksum")
+    );
 
     let mut v = bytes.clone();
     v.push(0);
@@ -164,7 +167,9 @@ fn weights_round_trip_and_reject_bad_files() {
         assert_eq!(ev.evaluate(&b), direct.evaluate(&b));
     }
     std::fs::write(&path, &bytes[..100]).unwrap();
-    let e = Evaluator::from_file(path.to_str().unwrap()).unwrap_err();
+    let e = Evaluator::from_file(path.to_str().unwrap())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("truncated"), "{e}");
     assert!(Evaluator::from_file(dir.join("missing").to_str().unwrap()).is_err());
     std::fs::remove_dir_all(&dir).ok();
@@ -192,7 +197,7 @@ fn embedded_evaluation_predicts_ffo_scores() {
     let start = e.evaluate(&Board::start());
     assert!(start.abs() <= 2 * SCALE, "start position {start}");
     // Static evaluation against the exact scores of FFO #1-#59 (14-34 empties).
-    let text = read_data("endgame/ffo/ffo_1_59.tsv");
+    let text = fixture("endgame/ffo/ffo_1_59.tsv");
     let (mut n, mut err, mut sign) = (0, 0.0, 0);
     for line in text
         .lines()
@@ -221,7 +226,7 @@ fn embedded_evaluation_predicts_ffo_scores() {
 
 #[test]
 fn wthor_and_logbook_games_replay() {
-    let b = std::fs::read(data_dir().join("wthor/WTH_1990.wtb")).unwrap();
+    let b = std::fs::read(data_file("wthor/WTH_1990.wtb")).unwrap();
     let n = u32::from_le_bytes([b[4], b[5], b[6], b[7]]) as usize;
     let games = read_wthor(&b).unwrap();
     assert_eq!(games.len(), n);
@@ -248,7 +253,7 @@ fn wthor_and_logbook_games_replay() {
 
 #[test]
 fn training_decreases_the_loss() {
-    let b = std::fs::read(data_dir().join("wthor/WTH_1995.wtb")).unwrap();
+    let b = std::fs::read(data_file("wthor/WTH_1995.wtb")).unwrap();
     let games = read_wthor(&b).unwrap();
     let refs: Vec<_> = games.iter().take(300).collect();
     let data = bucket(&refs);
@@ -324,7 +329,7 @@ fn engine_eval_file_option() {
 fn solver_labels_are_exact_late_and_propagated_early() {
     use annex::train::measure::solve;
     use annex::train::{Solver, game_samples_solved};
-    let b = std::fs::read(data_dir().join("wthor/WTH_2005.wtb")).unwrap();
+    let b = std::fs::read(data_file("wthor/WTH_2005.wtb")).unwrap();
     let games = read_wthor(&b).unwrap();
     let mut solver = Solver::new();
     for g in games.iter().take(3) {

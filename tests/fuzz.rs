@@ -80,46 +80,46 @@ const ALPHABET: &[u8] = b"abcdefghoxXO-*./0123456789 :;[]()#=?!\t\xc3\xa9\xff";
 
 /// One line: a seed, a mutation of one, or noise.
 fn line(rng: &mut Rng, seeds: &[&str]) -> Vec<u8> {
-    let seed = seeds[rng.below(seeds.len())].as_bytes().to_vec();
-    match rng.below(6) {
+    let seed = seeds[rng.index(seeds.len())].as_bytes().to_vec();
+    match rng.index(6) {
         0 => seed,
         1 => {
             // Noise.
-            let n = rng.below(40);
+            let n = rng.index(40);
             (0..n)
-                .map(|_| ALPHABET[rng.below(ALPHABET.len())])
+                .map(|_| ALPHABET[rng.index(ALPHABET.len())])
                 .collect()
         }
         2 => {
             // Truncate.
-            let n = rng.below(seed.len() + 1);
+            let n = rng.index(seed.len() + 1);
             seed[..n].to_vec()
         }
         3 => {
             // Replace some bytes.
             let mut s = seed;
-            for _ in 0..1 + rng.below(3) {
+            for _ in 0..1 + rng.index(3) {
                 if !s.is_empty() {
-                    let i = rng.below(s.len());
-                    s[i] = ALPHABET[rng.below(ALPHABET.len())];
+                    let i = rng.index(s.len());
+                    s[i] = ALPHABET[rng.index(ALPHABET.len())];
                 }
             }
             s
         }
         4 => {
             // Splice two seeds' words.
-            let other = seeds[rng.below(seeds.len())];
+            let other = seeds[rng.index(seeds.len())];
             let mut w: Vec<&str> = std::str::from_utf8(&seed).unwrap().split(' ').collect();
             let o: Vec<&str> = other.split(' ').collect();
-            let i = rng.below(w.len());
-            w.insert(i, o[rng.below(o.len())]);
+            let i = rng.index(w.len());
+            w.insert(i, o[rng.index(o.len())]);
             w.join(" ").into_bytes()
         }
         _ => {
             // Drop or duplicate a word.
             let mut w: Vec<&str> = std::str::from_utf8(&seed).unwrap().split(' ').collect();
-            let i = rng.below(w.len());
-            if rng.below(2) == 0 {
+            let i = rng.index(w.len());
+            if rng.index(2) == 0 {
                 w.remove(i);
             } else {
                 w.insert(i, w[i]);
@@ -177,7 +177,7 @@ fn sync(a: &mut Annex, n: usize) {
 #[test]
 fn fuzz_uci_10000_lines_then_still_correct() {
     let r = RuleSet::default();
-    let mut rng = Rng(0x5eed_1234);
+    let mut rng = Rng::new(0x5eed_1234);
     let mut a = Annex::spawn(&["--protocol", "uci"]);
     let mut sent = 0;
     while sent < 10_000 {
@@ -227,7 +227,7 @@ fn fuzz_uci_10000_lines_then_still_correct() {
 #[test]
 fn fuzz_nboard_and_gtp_then_still_correct() {
     let r = RuleSet::default();
-    let mut rng = Rng(77);
+    let mut rng = Rng::new(77);
     // NBoard.
     let mut a = Annex::spawn(&["--protocol", "nboard"]);
     a.send("nboard 2");

@@ -5,7 +5,7 @@
 //! the stored score; games that stop early are counted against the counts
 //! `../shared/data/SOURCES.md` reports.
 
-use crate::util::data_dir;
+use crate::util::data_file;
 use annex::board::Color;
 use annex::moves::Move;
 use annex::position::Position;
@@ -110,7 +110,7 @@ fn wthor_file(name: &str, bytes: &[u8]) -> Vec<(usize, u8, Replay)> {
 /// Replays the WTHOR files whose year satisfies `keep`; returns totals and
 /// the score mismatches (file, index, stored, replayed).
 fn wthor(keep: impl Fn(u32) -> bool) -> (Totals, Vec<(String, usize, u8, i32)>) {
-    let dir = data_dir().join("wthor");
+    let dir = data_file("wthor");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("cannot list {} ({e}); set ANNEX_DATA", dir.display()))
         .map(|e| e.unwrap().path())
@@ -175,7 +175,7 @@ fn wthor_all_games_replay() {
 }
 
 fn logistello_lines() -> Vec<String> {
-    let path = data_dir().join("logistello/logbook.gam.gz");
+    let path = data_file("logistello/logbook.gam.gz");
     let f = std::fs::File::open(&path)
         .unwrap_or_else(|e| panic!("cannot open {} ({e}); set ANNEX_DATA", path.display()));
     let mut text = String::new();

@@ -30,7 +30,8 @@ fn hardening_eof_stops_a_search_without_limits() {
         a.send("setoption name OwnBook value false");
         a.send("position startpos moves f5");
         a.send(go);
-        std::thread::sleep(Duration::from_millis(200));
+        // End of input arrives while the search runs.
+        a.expect_prefix("info depth");
         let (rest, ok) = a.finish();
         assert!(ok, "{go}: exit status");
         let best: Vec<&String> = rest.iter().filter(|l| l.starts_with("bestmove ")).collect();
@@ -117,7 +118,7 @@ fn hardening_stop_answers_bestmove_before_later_commands() {
     }
     // Commands that need an idle engine are carried out after the answer.
     a.send("go infinite");
-    std::thread::sleep(Duration::from_millis(50));
+    a.expect_prefix("info depth");
     a.send("stop\nsetoption name MultiPV value 2\ngo depth 2\nisready");
     let got = a.until_prefix("readyok");
     assert!(!got.iter().any(|l| l.contains("error")), "{got:?}");
@@ -251,7 +252,7 @@ fn hardening_uppercase_command_words() {
     let best = lines.last().unwrap();
     assert!(best.starts_with("bestmove c3") || best.starts_with("bestmove c5"));
     a.send("Go Infinite");
-    std::thread::sleep(Duration::from_millis(100));
+    a.expect_prefix("info depth");
     a.send("STOP");
     a.expect_prefix("bestmove");
     assert_eq!(

@@ -5,6 +5,7 @@
 use annex::position::Position;
 use annex::record::game_record::{GameRecord, Outcome, Termination};
 use annex::rules::{RuleSet, Scoring, Tie};
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -14,7 +15,7 @@ pub(crate) fn fake() -> String {
 }
 
 pub(crate) fn xot() -> PathBuf {
-    crate::util::data_dir().join("openings/xot/openingssmall.txt")
+    crate::util::data_file("openings/xot/openingssmall.txt")
 }
 
 /// A fresh scratch folder for one test.
@@ -25,7 +26,7 @@ pub(crate) fn scratch(name: &str) -> PathBuf {
     d
 }
 
-pub(crate) fn annex_match(args: &[&str]) -> Output {
+pub(crate) fn annex_match<S: AsRef<OsStr>>(args: &[S]) -> Output {
     let out = Command::new(env!("CARGO_BIN_EXE_annex"))
         .arg("match")
         .args(args)
@@ -37,6 +38,62 @@ pub(crate) fn annex_match(args: &[&str]) -> Output {
         String::from_utf8_lossy(&out.stderr)
     );
     out
+}
+
+/// One `annex match` run, built flag by flag:
+/// `Match::new().engine(&a).engine(&b).games(2).depth(1).out(&out).run()`.
+#[derive(Clone, Default)]
+pub(crate) struct Match {
+    args: Vec<OsString>,
+}
+
+impl Match {
+    pub(crate) fn new() -> Match {
+        Match::default()
+    }
+
+    /// `--engine SPEC`.
+    pub(crate) fn engine(self, spec: impl AsRef<OsStr>) -> Match {
+        self.flag("--engine", spec)
+    }
+
+    /// `--games N`.
+    pub(crate) fn games(self, n: u32) -> Match {
+        self.flag("--games", n.to_string())
+    }
+
+    /// `--depth N`.
+    pub(crate) fn depth(self, n: u32) -> Match {
+        self.flag("--depth", n.to_string())
+    }
+
+    /// `--openings FILE`.
+    pub(crate) fn openings(self, file: impl AsRef<OsStr>) -> Match {
+        self.flag("--openings", file)
+    }
+
+    /// `--out DIR`.
+    pub(crate) fn out(self, dir: impl AsRef<OsStr>) -> Match {
+        self.flag("--out", dir)
+    }
+
+    /// Any flag with its value.
+    pub(crate) fn flag(mut self, name: &str, value: impl AsRef<OsStr>) -> Match {
+        self.args.push(name.into());
+        self.args.push(value.as_ref().to_os_string());
+        self
+    }
+
+    /// More arguments as they are.
+    pub(crate) fn args(mut self, args: &[&str]) -> Match {
+        self.args.extend(args.iter().map(OsString::from));
+        self
+    }
+
+    /// Runs `annex match` with the arguments (output echoed to stderr).
+    pub(crate) fn run(&self) -> Output {
+        annex_match(&self.args)
+    }
 }
 
 /// Parses `Score of A vs B: W - L - D [s] N`.
@@ -139,27 +196,17 @@ fn fake_match_accounting_openings_and_resume() {
     let a = format!("a={} --strategy greedy", fake());
     let b = format!("b={} --log {}", fake(), log_b.display());
     let xot = xot();
-    let args = |games: &str| {
-        vec![
-            "--engine".to_string(),
-            a.clone(),
-            "--engine".into(),
-            b.clone(),
-            "--games".into(),
-            games.into(),
-            "--depth".into(),
-            "1".into(),
-            "--openings".into(),
-            xot.display().to_string(),
-            "--out".into(),
-            out.display().to_string(),
-        ]
+    let run = |first: &str, games: u32| {
+        Match::new()
+            .engine(first)
+            .engine(&b)
+            .games(games)
+            .depth(1)
+            .openings(&xot)
+            .out(&out)
+            .run()
     };
-    let run = |games: &str| {
-        let v = args(games);
-        annex_match(&v.iter().map(String::as_str).collect::<Vec<_>>())
-    };
-    let o = run("6");
+    let o = run(&a, 6);
     assert!(o.status.success());
     let stdout = String::from_utf8_lossy(&o.stdout).to_string();
     let (w, l, d, n) = score_line(&stdout, "a", "b");
@@ -208,7 +255,7 @@ fn fake_match_accounting_openings_and_resume() {
     let mut text = std::fs::read_to_string(&games_txt).unwrap();
     text.push_str("7 black=a white=b open");
     std::fs::write(&games_txt, text).unwrap();
-    let o = run("8");
+    let o = run(&a, 8);
     assert!(o.status.success());
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(
@@ -224,9 +271,7 @@ fn fake_match_accounting_openings_and_resume() {
     assert_eq!(games.len(), 8);
     assert_eq!(count_lines(&log_b, "ucinewgame"), 8);
     // A different match must not reuse the folder.
-    let mut v = args("8");
-    v[1] = format!("c={}", fake());
-    let o = annex_match(&v.iter().map(String::as_str).collect::<Vec<_>>());
+    let o = run(&format!("c={}", fake()), 8);
     assert!(!o.status.success());
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(
@@ -250,12 +295,13 @@ fn misbehaving(mode: &str, limit: &[&str], end: Termination) -> Vec<GameRecord> 
         log_a.display()
     );
     let b = format!("b={}", fake());
-    let out_s = out.display().to_string();
-    let mut args = vec![
-        "--engine", &a, "--engine", &b, "--games", "3", "--out", &out_s,
-    ];
-    args.extend_from_slice(limit);
-    let o = annex_match(&args);
+    let o = Match::new()
+        .engine(&a)
+        .engine(&b)
+        .games(3)
+        .out(&out)
+        .args(limit)
+        .run();
     assert!(o.status.success());
     let stdout = String::from_utf8_lossy(&o.stdout).to_string();
     assert_eq!(score_line(&stdout, "a", "b"), (0, 3, 0, 3));
@@ -342,21 +388,15 @@ fn protocols_play_the_same_games() {
         let prefix = if proto == "nboard" { "nboard:" } else { "" };
         let a = format!("a={prefix}{} --only {proto} --strategy greedy", fake());
         let b = format!("b={prefix}{} --only {proto}", fake());
-        let (xot, out_s) = (xot().display().to_string(), out.display().to_string());
-        let o = annex_match(&[
-            "--engine",
-            &a,
-            "--engine",
-            &b,
-            "--games",
-            "2",
-            "--movetime",
-            "500",
-            "--openings",
-            &xot,
-            "--out",
-            &out_s,
-        ]);
+        let xot = xot();
+        let o = Match::new()
+            .engine(&a)
+            .engine(&b)
+            .games(2)
+            .flag("--movetime", "500")
+            .openings(&xot)
+            .out(&out)
+            .run();
         assert!(o.status.success());
         let stderr = String::from_utf8_lossy(&o.stderr);
         assert!(
@@ -379,21 +419,15 @@ fn gtp_engine_that_refuses_explicit_passes() {
     let out = dir.join("out");
     let a = format!("a={} --only uci --strategy greedy", fake());
     let b = format!("b=gtp:{} --only gtp --no-gtp-pass", fake());
-    let (xot, out_s) = (xot().display().to_string(), out.display().to_string());
-    let o = annex_match(&[
-        "--engine",
-        &a,
-        "--engine",
-        &b,
-        "--games",
-        "12",
-        "--depth",
-        "1",
-        "--openings",
-        &xot,
-        "--out",
-        &out_s,
-    ]);
+    let xot = xot();
+    let o = Match::new()
+        .engine(&a)
+        .engine(&b)
+        .games(12)
+        .depth(1)
+        .openings(&xot)
+        .out(&out)
+        .run();
     assert!(o.status.success());
     let games = check_games(&out, &RuleSet::default());
     assert_eq!(games.len(), 12);
@@ -415,21 +449,14 @@ fn sprt_stops_early() {
     let out = dir.join("out");
     let a = format!("weak={} --mode illegal --at-ply 4", fake());
     let b = format!("strong={}", fake());
-    let out_s = out.display().to_string();
-    let o = annex_match(&[
-        "--engine",
-        &a,
-        "--engine",
-        &b,
-        "--games",
-        "200",
-        "--depth",
-        "1",
-        "--sprt",
-        "0,50,0.05,0.05",
-        "--out",
-        &out_s,
-    ]);
+    let o = Match::new()
+        .engine(&a)
+        .engine(&b)
+        .games(200)
+        .depth(1)
+        .flag("--sprt", "0,50,0.05,0.05")
+        .out(&out)
+        .run();
     assert!(o.status.success());
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains("H0 was accepted"), "{stdout}");
@@ -439,29 +466,41 @@ fn sprt_stops_early() {
 
 #[test]
 fn bad_engines_and_arguments_are_errors() {
-    let o = annex_match(&[
-        "--engine",
-        "a=/nonexistent/engine",
-        "--engine",
-        "b=/nonexistent/engine",
-        "--depth",
-        "1",
-    ]);
+    let o = Match::new()
+        .engine("a=/nonexistent/engine")
+        .engine("b=/nonexistent/engine")
+        .depth(1)
+        .run();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("cannot start"));
     let b = format!("b={}", fake());
     let a = format!("a={}", fake());
     // The fake UCI engine has no rule options: a variant cannot be played.
-    let o = annex_match(&[
-        "--engine", &a, "--engine", &b, "--flips", "one-line", "--depth", "1",
-    ]);
+    let o = Match::new()
+        .engine(&a)
+        .engine(&b)
+        .flag("--flips", "one-line")
+        .depth(1)
+        .run();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no option Flips"));
-    let o = annex_match(&["--engine", &a, "--engine", &b, "--sprt", "5,0,0.05,0.05"]);
+    let o = Match::new()
+        .engine(&a)
+        .engine(&b)
+        .flag("--sprt", "5,0,0.05,0.05")
+        .run();
     assert_eq!(o.status.code(), Some(2));
-    let o = annex_match(&["--engine", &a, "--engine", &b, "--tc", "fast"]);
+    let o = Match::new()
+        .engine(&a)
+        .engine(&b)
+        .flag("--tc", "fast")
+        .run();
     assert_eq!(o.status.code(), Some(2));
-    let o = annex_match(&["--engine", &a, "--engine", &b, "--engine-opt", "a:depth=1"]);
+    let o = Match::new()
+        .engine(&a)
+        .engine(&b)
+        .flag("--engine-opt", "a:depth=1")
+        .run();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("engine b has no limit"));
 }
@@ -478,25 +517,17 @@ fn annex_settings_match() {
     let out = dir.join("out");
     let a = format!("shallow={}", annex());
     let b = format!("deep={}", annex());
-    let (xot, out_s) = (xot().display().to_string(), out.display().to_string());
-    let o = annex_match(&[
-        "--engine",
-        &a,
-        "--engine",
-        &b,
-        "--engine-opt",
-        "shallow:depth=1",
-        "--engine-opt",
-        "deep:depth=3",
-        "--games",
-        "4",
-        "--openings",
-        &xot,
-        "--concurrency",
-        "2",
-        "--out",
-        &out_s,
-    ]);
+    let xot = xot();
+    let o = Match::new()
+        .engine(&a)
+        .engine(&b)
+        .flag("--engine-opt", "shallow:depth=1")
+        .flag("--engine-opt", "deep:depth=3")
+        .games(4)
+        .openings(&xot)
+        .flag("--concurrency", "2")
+        .out(&out)
+        .run();
     assert!(o.status.success());
     let stdout = String::from_utf8_lossy(&o.stdout).to_string();
     let stderr = String::from_utf8_lossy(&o.stderr);
@@ -549,23 +580,15 @@ fn annex_over_nboard_and_gtp() {
     std::fs::write(&openings, lines).unwrap();
     let a = format!("nb=nboard:{}", annex());
     let b = format!("gtp=gtp:{}", annex());
-    let (op, out_s) = (openings.display().to_string(), out.display().to_string());
-    let o = annex_match(&[
-        "--engine",
-        &a,
-        "--engine",
-        &b,
-        "--engine-opt",
-        "gtp:annex-setoption=Depth 2",
-        "--depth",
-        "2",
-        "--games",
-        "4",
-        "--openings",
-        &op,
-        "--out",
-        &out_s,
-    ]);
+    let o = Match::new()
+        .engine(&a)
+        .engine(&b)
+        .flag("--engine-opt", "gtp:annex-setoption=Depth 2")
+        .depth(2)
+        .games(4)
+        .openings(&openings)
+        .out(&out)
+        .run();
     assert!(o.status.success());
     let games = check_games(&out, &rules);
     assert_eq!(games.len(), 4);
@@ -585,27 +608,17 @@ fn annex_match_under_rule_options() {
     let out = dir.join("out");
     let a = format!("a={}", annex());
     let b = format!("b={}", annex());
-    let out_s = out.display().to_string();
-    let o = annex_match(&[
-        "--engine",
-        &a,
-        "--engine",
-        &b,
-        "--depth",
-        "1",
-        "--games",
-        "2",
-        "--flips",
-        "one-line",
-        "--start",
-        "parallel",
-        "--tie",
-        "second",
-        "--scoring",
-        "count",
-        "--out",
-        &out_s,
-    ]);
+    let o = Match::new()
+        .engine(&a)
+        .engine(&b)
+        .depth(1)
+        .games(2)
+        .flag("--flips", "one-line")
+        .flag("--start", "parallel")
+        .flag("--tie", "second")
+        .flag("--scoring", "count")
+        .out(&out)
+        .run();
     assert!(o.status.success());
     let mut rules = RuleSet::default();
     for (k, v) in [
@@ -635,23 +648,15 @@ fn round_robin_of_three() {
         format!("b={}", fake()),
     );
     let c = format!("c={} --mode illegal --at-ply 30", fake());
-    let out_s = out.display().to_string();
-    let o = annex_match(&[
-        "--engine",
-        &a,
-        "--engine",
-        &b,
-        "--engine",
-        &c,
-        "--games",
-        "2",
-        "--depth",
-        "1",
-        "--out",
-        &out_s,
-        "--concurrency",
-        "2",
-    ]);
+    let o = Match::new()
+        .engine(&a)
+        .engine(&b)
+        .engine(&c)
+        .games(2)
+        .depth(1)
+        .out(&out)
+        .flag("--concurrency", "2")
+        .run();
     assert!(o.status.success());
     let stdout = String::from_utf8_lossy(&o.stdout).to_string();
     for (x, y) in [("a", "b"), ("a", "c"), ("b", "c")] {

@@ -5,7 +5,7 @@
 //! panic.
 
 use crate::reference::Rng;
-use crate::util::read_data;
+use crate::util::{fixture, read_data};
 use annex::board::Color;
 use annex::moves::{Move, MoveError, PASS_TOKENS};
 use annex::position::{ObfLine, ParsePositionError, Position};
@@ -80,7 +80,7 @@ fn moves_round_trip_and_errors() {
 fn random_position(rng: &mut Rng) -> Position {
     let a = rng.next_u64();
     let b = rng.next_u64();
-    let side = if rng.below(2) == 0 {
+    let side = if rng.index(2) == 0 {
         Color::Black
     } else {
         Color::White
@@ -170,7 +170,7 @@ fn random_games(rules: &RuleSet, n: usize, rng: &mut Rng) -> Vec<(Vec<Move>, Pos
                 let m = if list.is_empty() {
                     Move::PASS
                 } else {
-                    list.as_slice()[rng.below(list.len())]
+                    list.as_slice()[rng.index(list.len())]
                 };
                 pos = pos.play(rules, m).unwrap().1;
                 moves.push(m);
@@ -202,7 +202,7 @@ fn transcripts_with_and_without_passes() {
             let (p, played) = Position::start(&r).play_transcript(&no_pass, &r).unwrap();
             assert_eq!((p, &played), (end, &moves), "{r}: {no_pass}");
             // Passes written with any token, upper case, mixed separators.
-            let token = PASS_TOKENS[rng.below(PASS_TOKENS.len())];
+            let token = PASS_TOKENS[rng.index(PASS_TOKENS.len())];
             let written: Vec<String> = names
                 .iter()
                 .enumerate()
@@ -307,13 +307,18 @@ fn direction_suffix_only_for_the_single_line() {
 fn obf_lines_from_the_data() {
     let r = RuleSet::default();
     let mut n = 0;
-    for file in [
+    for (file, text) in [
         "endgame/ffo/fforum-1-19.obf",
         "endgame/ffo/fforum-20-39.obf",
         "endgame/ffo/fforum-40-59.obf",
+    ]
+    .map(|f| (f, fixture(f)))
+    .into_iter()
+    .chain([(
         "endgame/edax_hard/hard-20.obf",
-    ] {
-        for line in read_data(file).lines().filter(|l| !l.trim().is_empty()) {
+        read_data("endgame/edax_hard/hard-20.obf"),
+    )]) {
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
             let obf: ObfLine = line
                 .parse()
                 .unwrap_or_else(|e| panic!("{file}: {e}: {line}"));
@@ -345,7 +350,7 @@ fn obf_lines_from_the_data() {
         }
     }
     assert_eq!(n, 59 + 276);
-    let l: ObfLine = read_data("endgame/ffo/fforum-1-19.obf")
+    let l: ObfLine = fixture("endgame/ffo/fforum-1-19.obf")
         .lines()
         .next()
         .unwrap()
@@ -403,24 +408,24 @@ fn rule_options_round_trip_and_errors() {
 
 /// A random string: random bytes, or a valid text with a few mutations.
 fn fuzz_text(rng: &mut Rng, seeds: &[String]) -> String {
-    if rng.below(3) == 0 {
-        let n = rng.below(80);
+    if rng.index(3) == 0 {
+        let n = rng.index(80);
         let bytes: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
         return String::from_utf8_lossy(&bytes).into_owned();
     }
-    let mut chars: Vec<char> = seeds[rng.below(seeds.len())].chars().collect();
+    let mut chars: Vec<char> = seeds[rng.index(seeds.len())].chars().collect();
     const ALPHABET: &[char] = &[
         'a', 'h', 'i', 'x', 'X', 'O', 'o', '*', '.', '-', '@', ':', ';', ',', ' ', '\n', '0', '1',
         '8', '9', 'n', 'e', 's', 'w', 'p', '+', 'é', '\u{0}', '\u{2003}',
     ];
-    for _ in 0..1 + rng.below(4) {
-        let at = rng.below(chars.len() + 1);
-        match rng.below(3) {
+    for _ in 0..1 + rng.index(4) {
+        let at = rng.index(chars.len() + 1);
+        match rng.index(3) {
             0 if at < chars.len() => {
                 chars.remove(at);
             }
-            1 if at < chars.len() => chars[at] = ALPHABET[rng.below(ALPHABET.len())],
-            _ => chars.insert(at, ALPHABET[rng.below(ALPHABET.len())]),
+            1 if at < chars.len() => chars[at] = ALPHABET[rng.index(ALPHABET.len())],
+            _ => chars.insert(at, ALPHABET[rng.index(ALPHABET.len())]),
         }
     }
     chars.into_iter().collect()

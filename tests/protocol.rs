@@ -1,27 +1,14 @@
 //! The UCI-style protocol and its UGI dialect, driven over pipes
 //! (`protocol.md`, section names in the test names).
 
-use crate::util::{Annex, read_data};
+use crate::util::{Annex, fixture};
 use annex::board::Color;
 use annex::moves::{Move, MoveList};
 use annex::position::Position;
 use annex::rules::RuleSet;
 use std::time::{Duration, Instant};
 
-/// A small deterministic generator (xorshift64*).
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+pub use annex::rng::Rng;
 
 /// A random game of `plies` moves from the start (stops at the end);
 /// passes are written.
@@ -36,7 +23,7 @@ pub fn random_game(rng: &mut Rng, rules: &RuleSet, plies: usize) -> (Position, V
         let m = if list.is_empty() {
             Move::PASS
         } else {
-            list.as_slice()[rng.below(list.len())]
+            list.as_slice()[rng.index(list.len())]
         };
         pos = pos.play(rules, m).expect("legal").1;
         moves.push(m);
@@ -145,7 +132,7 @@ fn uci_lists_options_and_uciok() {
 #[test]
 fn position_and_d_match_the_rules_core() {
     let r = RuleSet::default();
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     let mut a = Annex::spawn(&[]);
     handshake(&mut a);
     for plies in [0, 1, 9, 30, 55, 70] {
@@ -181,7 +168,7 @@ fn position_and_d_match_the_rules_core() {
 #[test]
 fn go_depth_answers_legal_moves_and_pass_exactly_when_forced() {
     let r = RuleSet::default();
-    let mut rng = Rng(99);
+    let mut rng = Rng::new(99);
     let mut a = Annex::spawn(&[]);
     handshake(&mut a);
     let mut passes = 0;
@@ -218,7 +205,7 @@ fn go_depth_answers_legal_moves_and_pass_exactly_when_forced() {
 
 #[test]
 fn perft_extra_matches_reference_counts() {
-    let data = read_data("perft/perft_start_position.tsv");
+    let data = fixture("perft/perft_start_position.tsv");
     let mut a = Annex::spawn(&[]);
     handshake(&mut a);
     let mut checked = 0;
@@ -260,7 +247,8 @@ fn isready_during_search_keeps_searching() {
     handshake(&mut a);
     a.send("position startpos");
     a.send("go infinite");
-    std::thread::sleep(Duration::from_millis(100));
+    // The search is under way once it reports.
+    a.expect_prefix("info depth");
     a.send("isready");
     let got = a.until_prefix("readyok");
     assert!(!got.iter().any(|l| l.starts_with("bestmove")), "{got:?}");
@@ -285,7 +273,8 @@ fn stop_latency_deep_search() {
     a.send("setoption name Threads value 2");
     a.send("position startpos moves f5 d6 c3 d3 c4");
     a.send("go depth 60");
-    std::thread::sleep(Duration::from_millis(500));
+    // Deep in the search: its depth-8 iteration is done.
+    a.expect_prefix("info depth 8 ");
     let t = Instant::now();
     a.send("stop");
     a.expect_prefix("bestmove");
@@ -294,7 +283,7 @@ fn stop_latency_deep_search() {
     assert!(lat < Duration::from_secs(3), "stop took {lat:?}");
     // Stop queued behind other commands acts at once too.
     a.send("go infinite");
-    std::thread::sleep(Duration::from_millis(200));
+    a.expect_prefix("info depth");
     let t = Instant::now();
     a.send("isready\nstop");
     a.expect_prefix("bestmove");
@@ -315,7 +304,7 @@ fn ponder_then_ponderhit_or_stop() {
     let pos = Position::from_transcript("f5d6", &r).unwrap();
     assert_legal_answer(&pos, &r, best_of(&l));
     a.send("go ponder depth 3");
-    std::thread::sleep(Duration::from_millis(100));
+    a.expect_prefix("info depth");
     a.send("stop");
     let l = a.expect_prefix("bestmove");
     assert_legal_answer(&pos, &r, best_of(&l));
@@ -386,7 +375,7 @@ fn go_searchmoves_nodes_movetime() {
         assert_legal_answer(&pos, &r, best_of(&l));
     }
     // wld: a proven sign, marked `wld` (or `exact`), near the end.
-    let mut rng = Rng(31);
+    let mut rng = Rng::new(31);
     let (pos, moves) = loop {
         let (p, m) = random_game(&mut rng, &r, 50);
         if !p.is_game_over(&r) && !p.legal_moves(&r).is_empty() {
@@ -429,7 +418,7 @@ fn info_multipv_lines() {
 /// brute-force minimax in the test, under tie=second and both scorings.
 #[test]
 fn scores_exact_against_minimax_with_each_tie_and_scoring() {
-    let mut rng = Rng(2024);
+    let mut rng = Rng::new(2024);
     let mut a = Annex::spawn(&[]);
     handshake(&mut a);
     for (tie, scoring) in [("draw", "wof"), ("second", "wof"), ("second", "count")] {
@@ -440,7 +429,7 @@ fn scores_exact_against_minimax_with_each_tie_and_scoring() {
         r.set("scoring", scoring).unwrap();
         let mut found = 0;
         while found < 12 {
-            let plies = 53 + rng.below(4);
+            let plies = 53 + rng.index(4);
             let (pos, moves) = random_game(&mut rng, &r, plies);
             if pos.is_game_over(&r) || pos.legal_moves(&r).is_empty() {
                 continue;

@@ -47,7 +47,7 @@ fn played(line: &str) -> String {
 #[test]
 fn nboard_session_go_hint_ping() {
     let r = RuleSet::default();
-    let mut rng = Rng(5);
+    let mut rng = Rng::new(5);
     let mut a = start();
     a.send("set depth 3");
     for plies in [4, 20, 37] {
@@ -92,7 +92,8 @@ fn nboard_ping_stops_search() {
     a.send(&format!("set game (;GM[Othello]TY[8]{START_BO}B[F5];)"));
     a.send("hint 1");
     a.expect_prefix("status Annex is thinking");
-    std::thread::sleep(Duration::from_millis(300));
+    // The search is under way once it reports.
+    a.expect_prefix("search ");
     let t = Instant::now();
     a.send("ping 7");
     let lines = a.until_prefix("pong");

@@ -13,30 +13,7 @@ use annex::perft::{Convention, PerftOptions, divide, perft};
 use annex::position::Position;
 use annex::rules::{Flips, RuleSet, Scoring, Start, Tie};
 
-/// A small deterministic random generator (xorshift64*), shared by the
-/// test modules.
-#[derive(Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator from a seed (any value).
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// A number in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-}
+pub use annex::rng::Rng;
 
 /// A disc colour of the reference.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -408,7 +385,7 @@ fn random_game(start: Start, one_line: bool, empties: i32, rng: &mut Rng) -> Ref
             }
             g.play(RefMove::Pass);
         } else {
-            g.play(moves[rng.below(moves.len())]);
+            g.play(moves[rng.index(moves.len())]);
         }
     }
     g
@@ -478,7 +455,7 @@ fn playout(r: &RuleSet, rng: &mut Rng) -> usize {
         );
         // A random square that is no move must be refused, as must a
         // direction that brackets nothing.
-        let sq = rng.below(64) as i32;
+        let sq = rng.index(64) as i32;
         let (c, row) = (sq % 8, sq / 8);
         let legal_here = ref_moves.iter().any(|m| match *m {
             RefMove::Square(x, y) | RefMove::Line(x, y, _) => (x, y) == (c, row),
@@ -493,7 +470,7 @@ fn playout(r: &RuleSet, rng: &mut Rng) -> usize {
             }
         );
         if g.placements_left == 0 && !legal_here {
-            let d = rng.below(8);
+            let d = rng.index(8);
             let line: Move = RefMove::Line(c, row, d).name().parse().unwrap();
             assert!(pos.play(r, line).is_err(), "{line} accepted: {}", ctx());
         }
@@ -522,7 +499,7 @@ fn playout(r: &RuleSet, rng: &mut Rng) -> usize {
         let m = if ref_moves.is_empty() {
             RefMove::Pass
         } else {
-            ref_moves[rng.below(ref_moves.len())]
+            ref_moves[rng.index(ref_moves.len())]
         };
         let name = m.name();
         let parsed: Move = name.parse().unwrap();
@@ -564,8 +541,8 @@ fn random_playouts_match_reference() {
             let r = RuleSet {
                 start,
                 flips,
-                tie: Tie::ALL[rng.below(2)],
-                scoring: Scoring::ALL[rng.below(2)],
+                tie: Tie::ALL[rng.index(2)],
+                scoring: Scoring::ALL[rng.index(2)],
             };
             plies += playout(&r, &mut rng);
             games += 1;

@@ -6,6 +6,7 @@ use annex::board::Board;
 use annex::engine::{Engine, EngineEvent};
 use annex::moves::{Move, play_unchecked};
 use annex::position::Position;
+use annex::rng::Rng;
 use annex::rules::RuleSet;
 use annex::search::{Limits, SolveMode};
 use crossbeam_channel::Receiver;
@@ -25,17 +26,6 @@ fn depth(d: u32) -> Limits {
     }
 }
 
-/// A small deterministic generator for random games.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
-
 /// Random positions of a game under `rules`, with `plies` plies played.
 fn random_position(rules: &RuleSet, plies: usize, rng: &mut Rng) -> Position {
     let mut p = Position::start(rules);
@@ -48,7 +38,7 @@ fn random_position(rules: &RuleSet, plies: usize, rng: &mut Rng) -> Position {
             p = p.play_unchecked(rules, Move::PASS);
             continue;
         }
-        let m = l.as_slice()[(rng.next() % l.len() as u64) as usize];
+        let m = l.as_slice()[rng.index(l.len())];
         p = p.play_unchecked(rules, m);
     }
     p
@@ -65,7 +55,7 @@ fn legal_moves_under_every_rule_option() {
         ("tie", &["draw", "second"]),
         ("scoring", &["wof", "count"]),
     ];
-    let mut rng = Rng(0x1234_5678_9abc_def1);
+    let mut rng = Rng::new(0x1234_5678_9abc_def1);
     for (name, values) in opts {
         for v in values.iter() {
             let (mut e, _rx) = engine();
@@ -138,7 +128,7 @@ fn brute(b: &Board, rules: &RuleSet, o_to_move: bool) -> i32 {
 /// flips/tie/scoring combination, and WLD agrees in sign.
 #[test]
 fn exact_and_wld_match_brute_force() {
-    let mut rng = Rng(77);
+    let mut rng = Rng::new(77);
     for flips in ["all", "one-line"] {
         for tie in ["draw", "second"] {
             for scoring in ["wof", "count"] {
@@ -247,7 +237,10 @@ fn stop_and_hold() {
             ..Limits::default()
         },
     );
-    std::thread::sleep(Duration::from_millis(300));
+    // The search is under way once it reports.
+    rx.iter()
+        .find(|ev| matches!(ev, EngineEvent::Info(_)))
+        .expect("an Info event");
     assert!(e.is_searching());
     assert!(
         !rx.try_iter()
@@ -350,7 +343,7 @@ fn two_threads_agree() {
     let (mut e2, _r2) = engine();
     e2.set_option("Threads", "2").unwrap();
     let rules = e1.rules();
-    let mut rng = Rng(4242);
+    let mut rng = Rng::new(4242);
     for plies in [20, 30, 44, 46, 48] {
         let pos = random_position(&rules, plies, &mut rng);
         let legal = pos.legal_moves(&rules);
@@ -434,7 +427,10 @@ fn stop_ends_an_exact_solve() {
             ..Limits::default()
         },
     );
-    std::thread::sleep(Duration::from_millis(400));
+    // The solve is under way once it reports (its midgame iterations).
+    rx.iter()
+        .find(|ev| matches!(ev, EngineEvent::Info(_)))
+        .expect("an Info event");
     assert!(e.is_searching(), "a 24-empties solve takes far longer");
     let t = Instant::now();
     e.stop();

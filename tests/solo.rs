@@ -3,9 +3,9 @@
 //! examples by hand, the players, and the `annex solo` command.
 
 use annex::board::Color;
+use annex::rng::Rng;
 use annex::rules::Start;
 use annex::solo::player::{MonteCarlo, MonteCarloConfig, RandomPlayer, SoloPlayer, play_out};
-use annex::solo::rng::Rng;
 use annex::solo::{Deal, KINDS, Layout, Objective, SoloError, SoloGame, SoloMove, SoloState, Tile};
 use annex::square::Square;
 use std::io::Write;

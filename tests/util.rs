@@ -12,11 +12,40 @@ pub fn data_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data")
 }
 
-/// Reads a data file, panicking with a clear message when it is missing.
+/// Reads a file of the big shared data sets (`../shared/data`, or
+/// `$ANNEX_DATA`), panicking with a message that says so when it is
+/// missing.
 pub fn read_data(rel: &str) -> String {
     let p = data_dir().join(rel);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| {
+        panic!(
+            "cannot read {} ({e}): this test needs the shared data sets \
+             (../shared/data beside the repository, or set ANNEX_DATA)",
+            p.display()
+        )
+    })
+}
+
+/// The path of a file or folder of the big shared data sets, which must
+/// exist (the panic says what is missing and where it was looked for).
+pub fn data_file(rel: &str) -> PathBuf {
+    let p = data_dir().join(rel);
+    assert!(
+        p.exists(),
+        "{} is missing: this test needs the shared data sets \
+         (../shared/data beside the repository, or set ANNEX_DATA)",
+        p.display()
+    );
+    p
+}
+
+/// Reads a small fixture of the repository's `tests/data`.
+pub fn fixture(rel: &str) -> String {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(rel);
     std::fs::read_to_string(&p)
-        .unwrap_or_else(|e| panic!("cannot read {} ({e}); set ANNEX_DATA", p.display()))
+        .unwrap_or_else(|e| panic!("cannot read the fixture {} ({e})", p.display()))
 }
 
 /// A running `annex` process driven over pipes: lines in, lines out with a

@@ -38,18 +38,29 @@ pub mod cli;
 
 use crate::engine::{Engine, EngineEvent};
 use crate::moves::Move;
-use crate::position::{ObfLine, Position};
+use crate::position::{ObfLine, ParsePositionError, Position};
 use crate::rules::RuleSet;
 use crate::search::{BestMove, Bound, Info, Limits};
 use crossbeam_channel::Receiver;
-use std::fmt::Write as _;
+use serde::Serialize;
 use std::time::Duration;
+
+/// Why an input line is not a position.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum InputError {
+    /// A bad OBF line or board string.
+    #[error(transparent)]
+    Board(ParsePositionError),
+    /// Neither a board nor a legal transcript.
+    #[error("not a board, OBF line or transcript: {0}")]
+    Transcript(ParsePositionError),
+}
 
 /// Parses one input line into a position: OBF, board string or transcript.
 ///
 /// # Errors
 /// The line is none of those (the message says why).
-pub fn parse_input(line: &str, rules: &RuleSet) -> Result<Position, String> {
+pub fn parse_input(line: &str, rules: &RuleSet) -> Result<Position, InputError> {
     let t = line.trim();
     let board_part = t.split(';').next().unwrap_or("").trim();
     let squares = board_part.chars().filter(|c| !c.is_whitespace()).count();
@@ -58,42 +69,46 @@ pub fn parse_input(line: &str, rules: &RuleSet) -> Result<Position, String> {
             return t
                 .parse::<ObfLine>()
                 .map(|o| o.position)
-                .map_err(|e| e.to_string());
+                .map_err(InputError::Board);
         }
-        return board_part.parse::<Position>().map_err(|e| e.to_string());
+        return board_part.parse::<Position>().map_err(InputError::Board);
     }
-    Position::from_transcript(t, rules)
-        .map_err(|e| format!("not a board, OBF line or transcript: {e}"))
+    Position::from_transcript(t, rules).map_err(InputError::Transcript)
+}
+
+/// A JSON formatter that writes the compact form and escapes every
+/// control character other than `\n`, `\r` and `\t` as `\u00xx`, as
+/// this tool has always done (serde_json alone would write `\b` and `\f`).
+struct Compact;
+
+impl serde_json::ser::Formatter for Compact {
+    fn write_char_escape<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        escape: serde_json::ser::CharEscape,
+    ) -> std::io::Result<()> {
+        use serde_json::ser::{CharEscape, CompactFormatter};
+        match escape {
+            CharEscape::Backspace => writer.write_all(b"\\u0008"),
+            CharEscape::FormFeed => writer.write_all(b"\\u000c"),
+            other => CompactFormatter.write_char_escape(writer, other),
+        }
+    }
+}
+
+/// `value` as one compact JSON line.
+fn to_line(value: &impl Serialize) -> String {
+    let mut out = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, Compact);
+    value
+        .serialize(&mut ser)
+        .expect("JSON of plain data into memory cannot fail");
+    String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
 /// Appends `s` as a JSON string literal.
 pub fn json_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
-fn json_moves(out: &mut String, pv: &[Move]) {
-    out.push('[');
-    for (i, m) in pv.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        json_string(out, &m.to_string());
-    }
-    out.push(']');
+    out.push_str(&to_line(&s));
 }
 
 fn bound_name(b: Bound) -> &'static str {
@@ -104,14 +119,55 @@ fn bound_name(b: Bound) -> &'static str {
     }
 }
 
+fn move_names(pv: &[Move]) -> Vec<String> {
+    pv.iter().map(Move::to_string).collect()
+}
+
+/// The error object of an unreadable line.
+#[derive(Serialize)]
+struct ErrorLine<'a> {
+    line: usize,
+    input: &'a str,
+    error: &'a str,
+}
+
 /// The error object for an unreadable line.
 pub fn error_json(line: usize, input: &str, error: &str) -> String {
-    let mut s = format!("{{\"line\":{line},\"input\":");
-    json_string(&mut s, input);
-    s.push_str(",\"error\":");
-    json_string(&mut s, error);
-    s.push('}');
-    s
+    to_line(&ErrorLine { line, input, error })
+}
+
+/// The object of an analysed position (keys in the order of the schema).
+#[derive(Serialize)]
+struct PositionLine {
+    line: usize,
+    board: String,
+    side: String,
+    empties: u32,
+    best_move: Option<String>,
+    score: i32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tie: Option<bool>,
+    exact: bool,
+    wld: bool,
+    bound: &'static str,
+    pv: Vec<String>,
+    depth: u32,
+    nodes: u64,
+    time_ms: u128,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    moves: Option<Vec<MoveLine>>,
+}
+
+/// One scored move of a multi-PV analysis.
+#[derive(Serialize)]
+struct MoveLine {
+    #[serde(rename = "move")]
+    mv: String,
+    score: i32,
+    exact: bool,
+    wld: bool,
+    bound: &'static str,
+    pv: Vec<String>,
 }
 
 /// What to search.
@@ -155,61 +211,36 @@ pub struct Analysis {
 impl Analysis {
     /// The JSON line (schema in the module documentation).
     pub fn to_json(&self, line: usize, with_moves: bool) -> String {
-        let mut s = format!("{{\"line\":{line},\"board\":");
-        json_string(&mut s, &self.position.board_string());
-        let _ = write!(
-            s,
-            ",\"side\":\"{}\",\"empties\":{},\"best_move\":",
-            self.position.side,
-            self.position.board.empties()
-        );
-        match self.best {
-            Some(m) => json_string(&mut s, &m.to_string()),
-            None => s.push_str("null"),
-        }
-        let _ = write!(s, ",\"score\":{}", self.score);
-        if let Some(t) = self.tie {
-            let _ = write!(s, ",\"tie\":{t}");
-        }
-        let _ = write!(
-            s,
-            ",\"exact\":{},\"wld\":{},\"bound\":\"{}\",\"pv\":",
-            self.exact,
-            self.wld,
-            bound_name(self.bound)
-        );
-        json_moves(&mut s, &self.pv);
-        let _ = write!(
-            s,
-            ",\"depth\":{},\"nodes\":{},\"time_ms\":{}",
-            self.depth,
-            self.nodes,
-            self.time.as_millis()
-        );
-        if with_moves {
-            s.push_str(",\"moves\":[");
-            for (i, l) in self.lines.iter().enumerate() {
-                if i > 0 {
-                    s.push(',');
-                }
-                s.push_str("{\"move\":");
-                let m = l.pv.first().copied().unwrap_or(Move::PASS);
-                json_string(&mut s, &m.to_string());
-                let _ = write!(
-                    s,
-                    ",\"score\":{},\"exact\":{},\"wld\":{},\"bound\":\"{}\",\"pv\":",
-                    l.score,
-                    l.exact,
-                    l.wld,
-                    bound_name(l.bound)
-                );
-                json_moves(&mut s, &l.pv);
-                s.push('}');
-            }
-            s.push(']');
-        }
-        s.push('}');
-        s
+        let moves = with_moves.then(|| {
+            self.lines
+                .iter()
+                .map(|l| MoveLine {
+                    mv: l.pv.first().copied().unwrap_or(Move::PASS).to_string(),
+                    score: l.score,
+                    exact: l.exact,
+                    wld: l.wld,
+                    bound: bound_name(l.bound),
+                    pv: move_names(&l.pv),
+                })
+                .collect()
+        });
+        to_line(&PositionLine {
+            line,
+            board: self.position.board_string(),
+            side: self.position.side.to_string(),
+            empties: self.position.board.empties(),
+            best_move: self.best.map(|m| m.to_string()),
+            score: self.score,
+            tie: self.tie,
+            exact: self.exact,
+            wld: self.wld,
+            bound: bound_name(self.bound),
+            pv: move_names(&self.pv),
+            depth: self.depth,
+            nodes: self.nodes,
+            time_ms: self.time.as_millis(),
+            moves,
+        })
     }
 }
 
@@ -382,7 +413,7 @@ impl Analyzer {
                 }
                 Err(e) => {
                     errors += 1;
-                    emit(&error_json(n, t, &e))?;
+                    emit(&error_json(n, t, &e.to_string()))?;
                 }
             }
         }
@@ -412,8 +443,8 @@ mod tests {
     #[test]
     fn escaping() {
         let mut s = String::new();
-        json_string(&mut s, "a\"b\\c\nd\u{1}é");
-        assert_eq!(s, "\"a\\\"b\\\\c\\nd\\u0001é\"");
+        json_string(&mut s, "a\"b\\c\nd\u{1}\u{8}\u{c}\t\r\u{7f}é");
+        assert_eq!(s, "\"a\\\"b\\\\c\\nd\\u0001\\u0008\\u000c\\t\\r\u{7f}é\"");
         assert_eq!(
             error_json(3, "x\"", "bad"),
             "{\"line\":3,\"input\":\"x\\\"\",\"error\":\"bad\"}"

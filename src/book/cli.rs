@@ -1,12 +1,47 @@
 //! `annex book build` and `annex book show`.
 
-use crate::book::Book;
 use crate::book::build::{BuildOptions, Builder};
+use crate::book::{Book, BookError};
 use crate::cli::{ToolError, ToolResult, args, print_line};
-use crate::position::Position;
-use crate::record::gamedb::parse_wthor;
+use crate::position::{ParsePositionError, Position};
+use crate::record::gamedb::{GameDbError, parse_wthor};
 use crate::rules::RuleSet;
 use std::path::{Path, PathBuf};
+
+/// Why `annex book build` or `annex book show` failed.
+#[derive(Debug, thiserror::Error)]
+pub enum BookCliError {
+    /// A game file that cannot be read.
+    #[error("{}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A game file that is not a WTHOR file.
+    #[error("{}: {source}", path.display())]
+    Wthor {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: GameDbError,
+    },
+    /// The book cannot be written.
+    #[error("{}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A book file that cannot be loaded.
+    #[error("{0}")]
+    Book(BookError),
+    /// A bad transcript.
+    #[error(transparent)]
+    Transcript(#[from] ParsePositionError),
+}
 
 /// Builds a book from WTHOR files and writes it to `out`. Each game's
 /// outcome is its theoretical score when the file has one, else its
@@ -14,11 +49,17 @@ use std::path::{Path, PathBuf};
 ///
 /// # Errors
 /// Unreadable or malformed input files, or an unwritable output.
-pub fn build(files: &[PathBuf], opt: BuildOptions, out: &Path) -> Result<String, String> {
+pub fn build(files: &[PathBuf], opt: BuildOptions, out: &Path) -> Result<String, BookCliError> {
     let mut b = Builder::new(opt);
     for f in files {
-        let bytes = std::fs::read(f).map_err(|e| format!("{}: {e}", f.display()))?;
-        let w = parse_wthor(&bytes).map_err(|e| format!("{}: {e}", f.display()))?;
+        let bytes = std::fs::read(f).map_err(|source| BookCliError::Read {
+            path: f.clone(),
+            source,
+        })?;
+        let w = parse_wthor(&bytes).map_err(|source| BookCliError::Wthor {
+            path: f.clone(),
+            source,
+        })?;
         for g in &w.games {
             let black = match (w.theoretical_depth, g.theoretical, g.black_discs) {
                 (d, Some(t), _) if d > 0 => t,
@@ -30,7 +71,10 @@ pub fn build(files: &[PathBuf], opt: BuildOptions, out: &Path) -> Result<String,
         log::info!("{}: {} games", f.display(), w.games.len());
     }
     let book = b.finish();
-    std::fs::write(out, book.to_bytes()).map_err(|e| format!("{}: {e}", out.display()))?;
+    std::fs::write(out, book.to_bytes()).map_err(|source| BookCliError::Write {
+        path: out.to_path_buf(),
+        source,
+    })?;
     let (games, rejected) = b.counts();
     Ok(format!(
         "book: {} positions from {games} games ({rejected} rejected), {} plies, min {} games -> {}",
@@ -47,13 +91,13 @@ pub fn build(files: &[PathBuf], opt: BuildOptions, out: &Path) -> Result<String,
 ///
 /// # Errors
 /// A bad transcript or book file.
-pub fn show(file: Option<&Path>, moves: &str) -> Result<String, String> {
+pub fn show(file: Option<&Path>, moves: &str) -> Result<String, BookCliError> {
     let book = match file {
-        Some(f) => Book::load(f).map_err(|e| e.to_string())?,
+        Some(f) => Book::load(f).map_err(BookCliError::Book)?,
         None => Book::default_book(),
     };
     let r = RuleSet::default();
-    let pos = Position::from_transcript(moves, &r).map_err(|e| e.to_string())?;
+    let pos = Position::from_transcript(moves, &r)?;
     let lines = book.lookup_all(&pos.board);
     if lines.is_empty() {
         return Ok("(not in book)".into());
@@ -114,10 +158,10 @@ pub fn run(c: &BookCommand) -> ToolResult {
             },
             out,
         )
-        .map_err(ToolError::from)
+        .map_err(ToolError::feature)
         .and_then(|s| print_line(&s)),
         BookCommand::Show { file, moves } => show(file.as_deref(), moves)
-            .map_err(ToolError::from)
+            .map_err(ToolError::feature)
             .and_then(|s| print_line(&s)),
     }
 }

@@ -4,7 +4,7 @@
 
 use super::{DEFAULT_HASH_MB, Engine, MAX_HASH_MB, MAX_OVERHEAD_MS, MAX_THREADS};
 use crate::book::{Book, BookError};
-use crate::eval::Evaluator;
+use crate::eval::{EvalError, Evaluator};
 use crate::rules::{ParseRuleError, RuleSet};
 use crate::search::time::DEFAULT_OVERHEAD_MS;
 use std::path::PathBuf;
@@ -293,7 +293,7 @@ impl Engine {
     /// The file cannot be read, or a search is running.
     pub fn set_eval_file(&mut self, path: &str) -> Result<(), OptionError> {
         self.idle()?;
-        self.evaluator = Evaluator::from_file(path).map_err(OptionError::Eval)?;
+        self.evaluator = Evaluator::from_file(path)?;
         self.tt.clear();
         Ok(())
     }
@@ -377,8 +377,8 @@ pub enum OptionError {
     #[error(transparent)]
     Book(#[from] BookError),
     /// The evaluation file.
-    #[error("{0}")]
-    Eval(String),
+    #[error(transparent)]
+    Eval(#[from] EvalError),
 }
 
 /// `Ok` when `v` is in `min..=max`.

@@ -23,7 +23,7 @@ pub mod weights;
 
 pub use pattern_eval::PatternEval;
 pub use simple::SimpleEval;
-pub use weights::Weights;
+pub use weights::{Weights, WeightsError};
 
 use crate::board::Board;
 use std::path::Path;
@@ -42,6 +42,17 @@ pub enum Evaluator {
     Simple,
     /// Trained patterns (the embedded weights or an `EvalFile`).
     Pattern(Arc<PatternEval>),
+}
+
+/// Why an evaluation could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    /// A weights file that cannot be read or is not valid.
+    #[error(transparent)]
+    Weights(#[from] WeightsError),
+    /// The embedded weights are unreadable (a test rules that out).
+    #[error("embedded weights: {0}")]
+    Embedded(String),
 }
 
 impl Default for Evaluator {
@@ -71,7 +82,10 @@ impl Evaluator {
 
     /// Loads a weights file written by `annex train`; `simple` (any case)
     /// selects the hand-written evaluation and `embedded` the built-in one.
-    pub fn from_file(path: &str) -> Result<Evaluator, String> {
+    ///
+    /// # Errors
+    /// The file cannot be read or is not valid weights.
+    pub fn from_file(path: &str) -> Result<Evaluator, EvalError> {
         if path.eq_ignore_ascii_case("simple") {
             return Ok(Evaluator::Simple);
         }

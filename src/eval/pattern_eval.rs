@@ -1,9 +1,10 @@
 //! The trained pattern evaluation: weight tables expanded from a
 //! [`Weights`] file, looked up by the features of [`super::pattern`].
 
+use super::EvalError;
 use super::MAX_EVAL;
 use super::pattern::{FeatureSet, N_STAGES, canon, for_each_feature, stage_of};
-use super::weights::Weights;
+use super::weights::{Weights, WeightsError};
 use crate::board::Board;
 use std::fmt;
 use std::path::Path;
@@ -49,19 +50,26 @@ impl PatternEval {
     }
 
     /// Loads a weights file.
-    pub fn from_file(path: &Path) -> Result<PatternEval, String> {
+    ///
+    /// # Errors
+    /// The file cannot be read, or is not valid weights.
+    pub fn from_file(path: &Path) -> Result<PatternEval, WeightsError> {
         Ok(PatternEval::new(&Weights::load(path)?))
     }
 
     /// The embedded evaluation (parsed once, shared).
-    pub fn embedded() -> Result<Arc<PatternEval>, String> {
+    ///
+    /// # Errors
+    /// The embedded weights are unreadable (a test rules that out).
+    pub fn embedded() -> Result<Arc<PatternEval>, EvalError> {
         static E: OnceLock<Result<Arc<PatternEval>, String>> = OnceLock::new();
         E.get_or_init(|| {
             Weights::from_bytes(EMBEDDED)
                 .map(|w| Arc::new(PatternEval::new(&w)))
-                .map_err(|e| format!("embedded weights: {e}"))
+                .map_err(|e| e.to_string())
         })
         .clone()
+        .map_err(EvalError::Embedded)
     }
 
     /// The feature set of the loaded weights.

@@ -15,7 +15,7 @@
 //! | 4 | FNV-1a 32-bit checksum of everything before it |
 
 use super::pattern::{FeatureSet, N_STAGES, canon};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"ANNEXEVW";
@@ -29,6 +29,90 @@ pub struct Weights {
     pub set: FeatureSet,
     /// `stages × canon(set).size` weights.
     pub data: Vec<i16>,
+}
+
+/// Why a weights file could not be read or written. The messages name
+/// the file where one is involved.
+#[derive(Debug, thiserror::Error)]
+pub enum WeightsError {
+    /// The file ends before `what`.
+    #[error("weights file truncated: {len} bytes, reading {what} at offset {offset}")]
+    Truncated {
+        /// File length.
+        len: usize,
+        /// The field being read.
+        what: &'static str,
+        /// Where it starts.
+        offset: usize,
+    },
+    /// The magic is not `ANNEXEVW`.
+    #[error("not an Annex weights file (bad magic)")]
+    BadMagic,
+    /// A format version this build does not read.
+    #[error("weights file version {0} is not supported (this build reads version {VERSION})")]
+    Version(u16),
+    /// An unknown feature set id.
+    #[error("weights file has unknown feature set {0}")]
+    FeatureSet(u16),
+    /// Another number of stages than this build's.
+    #[error("weights file has {0} stages, this build uses {N_STAGES}")]
+    Stages(usize),
+    /// Another number of feature groups than the feature set's.
+    #[error("weights file has {got} feature groups, expected {want}")]
+    Groups {
+        /// In the file.
+        got: usize,
+        /// Of the feature set.
+        want: usize,
+    },
+    /// A feature group of another size.
+    #[error("weights file group {group} has {got} weights, expected {want}")]
+    GroupSize {
+        /// Which group.
+        group: usize,
+        /// In the file.
+        got: usize,
+        /// Of the feature set.
+        want: usize,
+    },
+    /// Another number of weights.
+    #[error("weights file has {got} weights, expected {want}")]
+    Count {
+        /// In the file.
+        got: usize,
+        /// Stages times the feature set's size.
+        want: usize,
+    },
+    /// The checksum does not match.
+    #[error("weights file is corrupt (checksum mismatch)")]
+    Checksum,
+    /// Bytes after the checksum.
+    #[error("weights file has {0} unexpected trailing bytes")]
+    Trailing(usize),
+    /// The file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file was read but is not valid weights.
+    #[error("{}: {source}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: Box<WeightsError>,
+    },
 }
 
 fn fnv1a(bytes: &[u8]) -> u32 {
@@ -46,23 +130,23 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    fn take(&mut self, n: usize, what: &str) -> Result<&[u8], String> {
+    fn take(&mut self, n: usize, what: &'static str) -> Result<&[u8], WeightsError> {
         if self.b.len() - self.pos < n {
-            return Err(format!(
-                "weights file truncated: {} bytes, reading {what} at offset {}",
-                self.b.len(),
-                self.pos
-            ));
+            return Err(WeightsError::Truncated {
+                len: self.b.len(),
+                what,
+                offset: self.pos,
+            });
         }
         let s = &self.b[self.pos..self.pos + n];
         self.pos += n;
         Ok(s)
     }
-    fn u16(&mut self, what: &str) -> Result<u16, String> {
+    fn u16(&mut self, what: &'static str) -> Result<u16, WeightsError> {
         let s = self.take(2, what)?;
         Ok(u16::from_le_bytes([s[0], s[1]]))
     }
-    fn u32(&mut self, what: &str) -> Result<u32, String> {
+    fn u32(&mut self, what: &'static str) -> Result<u32, WeightsError> {
         let s = self.take(4, what)?;
         Ok(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
     }
@@ -104,48 +188,48 @@ impl Weights {
     }
 
     /// Parses the file format, checking everything a wrong file could get wrong.
-    pub fn from_bytes(b: &[u8]) -> Result<Weights, String> {
+    ///
+    /// # Errors
+    /// The first thing that is wrong with the bytes.
+    pub fn from_bytes(b: &[u8]) -> Result<Weights, WeightsError> {
         let mut r = Reader { b, pos: 0 };
         if r.take(8, "magic")? != MAGIC {
-            return Err("not an Annex weights file (bad magic)".into());
+            return Err(WeightsError::BadMagic);
         }
         let version = r.u16("version")?;
         if version != VERSION {
-            return Err(format!(
-                "weights file version {version} is not supported (this build reads version {VERSION})"
-            ));
+            return Err(WeightsError::Version(version));
         }
         let id = r.u16("feature set")?;
-        let set = FeatureSet::from_id(id)
-            .ok_or_else(|| format!("weights file has unknown feature set {id}"))?;
+        let set = FeatureSet::from_id(id).ok_or(WeightsError::FeatureSet(id))?;
         let stages = r.u16("stages")? as usize;
         if stages != N_STAGES {
-            return Err(format!(
-                "weights file has {stages} stages, this build uses {N_STAGES}"
-            ));
+            return Err(WeightsError::Stages(stages));
         }
         let c = canon(set);
         let groups = r.u16("groups")? as usize;
         if groups != c.group_sizes.len() {
-            return Err(format!(
-                "weights file has {groups} feature groups, expected {}",
-                c.group_sizes.len()
-            ));
+            return Err(WeightsError::Groups {
+                got: groups,
+                want: c.group_sizes.len(),
+            });
         }
         for (g, &want) in c.group_sizes.iter().enumerate() {
             let got = r.u32("group size")? as usize;
             if got != want {
-                return Err(format!(
-                    "weights file group {g} has {got} weights, expected {want}"
-                ));
+                return Err(WeightsError::GroupSize {
+                    group: g,
+                    got,
+                    want,
+                });
             }
         }
         let n = r.u32("weight count")? as usize;
         if n != stages * c.size {
-            return Err(format!(
-                "weights file has {n} weights, expected {}",
-                stages * c.size
-            ));
+            return Err(WeightsError::Count {
+                got: n,
+                want: stages * c.size,
+            });
         }
         let raw = r.take(2 * n, "weights")?;
         let data = raw
@@ -155,26 +239,37 @@ impl Weights {
         let body = r.pos;
         let sum = r.u32("checksum")?;
         if sum != fnv1a(&b[..body]) {
-            return Err("weights file is corrupt (checksum mismatch)".into());
+            return Err(WeightsError::Checksum);
         }
         if r.pos != b.len() {
-            return Err(format!(
-                "weights file has {} unexpected trailing bytes",
-                b.len() - r.pos
-            ));
+            return Err(WeightsError::Trailing(b.len() - r.pos));
         }
         Ok(Weights { set, data })
     }
 
     /// Reads a weights file.
-    pub fn load(path: &Path) -> Result<Weights, String> {
-        let b = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        Weights::from_bytes(&b).map_err(|e| format!("{}: {e}", path.display()))
+    ///
+    /// # Errors
+    /// The file cannot be read, or is not valid weights.
+    pub fn load(path: &Path) -> Result<Weights, WeightsError> {
+        let b = std::fs::read(path).map_err(|source| WeightsError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Weights::from_bytes(&b).map_err(|e| WeightsError::Invalid {
+            path: path.to_path_buf(),
+            source: Box::new(e),
+        })
     }
 
     /// Writes a weights file.
-    pub fn save(&self, path: &Path) -> Result<(), String> {
-        std::fs::write(path, self.to_bytes())
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn save(&self, path: &Path) -> Result<(), WeightsError> {
+        std::fs::write(path, self.to_bytes()).map_err(|source| WeightsError::Write {
+            path: path.to_path_buf(),
+            source,
+        })
     }
 }

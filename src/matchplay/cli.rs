@@ -2,7 +2,7 @@
 //! in [`crate::matchplay`]; this file maps the command line onto it and
 //! prints the final report on stdout (progress goes to stderr).
 
-use crate::cli::RuleFlags;
+use crate::cli::{RuleFlags, ToolError, ToolResult};
 use crate::matchplay::openings::parse_openings;
 use crate::matchplay::stats::{ScoreLines, Sprt, Wld};
 use crate::matchplay::tournament::{MatchConfig, run_match};
@@ -76,13 +76,14 @@ pub struct MatchArgs {
     rules: RuleFlags,
 }
 
-fn config(a: &MatchArgs) -> Result<MatchConfig, String> {
+fn config(a: &MatchArgs) -> ToolResult<MatchConfig> {
     let rules = a.rules.rules()?;
     let mut engines = a
         .engines
         .iter()
         .map(|s| EngineSpec::parse(s))
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(ToolError::feature)?;
     // Default names taken from the program may clash: number them.
     for i in 0..engines.len() {
         if engines[..i].iter().any(|e| e.name == engines[i].name) {
@@ -94,7 +95,11 @@ fn config(a: &MatchArgs) -> Result<MatchConfig, String> {
             engines[i].name = format!("{base}-{k}");
         }
     }
-    let tc = a.tc.as_deref().map(parse_tc).transpose()?;
+    let tc =
+        a.tc.as_deref()
+            .map(parse_tc)
+            .transpose()
+            .map_err(ToolError::feature)?;
     for e in &mut engines {
         e.limit.depth = a.depth;
         e.limit.nodes = a.nodes;
@@ -109,27 +114,33 @@ fn config(a: &MatchArgs) -> Result<MatchConfig, String> {
             .iter_mut()
             .find(|e| e.name == name)
             .ok_or_else(|| format!("--engine-opt '{o}': no engine named '{name}'"))?;
-        e.set(k.trim(), v.trim())?;
+        e.set(k.trim(), v.trim()).map_err(ToolError::feature)?;
     }
     if let Some(e) = engines.iter().find(|e| e.limit.is_empty()) {
         return Err(format!(
             "engine {} has no limit: give --tc, --depth, --nodes or --movetime (or --engine-opt {}:depth=N)",
             e.name, e.name
-        ));
+        )
+        .into());
     }
     let openings = match &a.openings {
         Some(p) => {
             let text = std::fs::read_to_string(p)
                 .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-            let o = parse_openings(&text, &rules)?;
+            let o = parse_openings(&text, &rules).map_err(ToolError::feature)?;
             if o.is_empty() {
-                return Err(format!("{} holds no opening", p.display()));
+                return Err(format!("{} holds no opening", p.display()).into());
             }
             o
         }
         None => Vec::new(),
     };
-    let sprt = a.sprt.as_deref().map(str::parse::<Sprt>).transpose()?;
+    let sprt = a
+        .sprt
+        .as_deref()
+        .map(str::parse::<Sprt>)
+        .transpose()
+        .map_err(ToolError::feature)?;
     if sprt.is_some() && engines.len() != 2 {
         return Err("--sprt needs exactly two engines".into());
     }
@@ -152,9 +163,9 @@ fn config(a: &MatchArgs) -> Result<MatchConfig, String> {
 /// # Errors
 /// Bad arguments, or a match that cannot be run (see
 /// [`crate::matchplay::tournament::run_match`]).
-pub fn run(a: &MatchArgs) -> Result<(), String> {
+pub fn run(a: &MatchArgs) -> ToolResult {
     let cfg = config(a)?;
-    let report = run_match(&cfg, &mut |l| eprintln!("{l}"))?;
+    let report = run_match(&cfg, &mut |l| eprintln!("{l}")).map_err(ToolError::feature)?;
     for p in &report.pairs {
         println!(
             "{}",

@@ -39,6 +39,7 @@ use client::{Client, HANDSHAKE_TIMEOUT, MoveLimit, PROBE_TIMEOUT, Protocol};
 use gtp::Gtp;
 use nboard::NBoard;
 use process::{EngineProcess, Failure};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use uci::Uci;
 
@@ -68,13 +69,99 @@ fn is_name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '+')
 }
 
+/// Why a match could not be set up or run.
+#[derive(Debug, thiserror::Error)]
+pub enum MatchError {
+    /// An engine given without a command.
+    #[error("engine '{0}' has no command")]
+    NoCommand(String),
+    /// A per-engine limit out of its range.
+    #[error("invalid value '{value}' for {key} of engine {engine} (expected {lo}..{hi})")]
+    Limit {
+        /// The value given.
+        value: String,
+        /// The setting.
+        key: String,
+        /// The engine.
+        engine: String,
+        /// Smallest value.
+        lo: u64,
+        /// Largest value.
+        hi: u64,
+    },
+    /// A time control that is not `base[+inc]` in seconds.
+    #[error("invalid time control '{0}' (expected base+inc in seconds, e.g. 10+0.1)")]
+    TcSyntax(String),
+    /// A time out of range.
+    #[error("invalid time control '{0}'")]
+    TcRange(String),
+    /// A base time of zero.
+    #[error("invalid time control '{0}' (base time is zero)")]
+    TcZero(String),
+    /// A bad line of an openings file (1-based).
+    #[error("openings line {line}: {why}")]
+    Opening {
+        /// Its number.
+        line: usize,
+        /// Why.
+        why: String,
+    },
+    /// An SPRT that is not `elo0,elo1,alpha,beta`.
+    #[error("invalid SPRT '{text}' ({why})")]
+    Sprt {
+        /// The text given.
+        text: String,
+        /// What it needs.
+        why: &'static str,
+    },
+    /// Fewer than two engines.
+    #[error("a match needs at least two engines")]
+    TooFewEngines,
+    /// Two engines of one name.
+    #[error("two engines are named '{0}'; name them with name=command")]
+    SameName(String),
+    /// A file or folder of `--out` that cannot be used.
+    #[error("cannot {action} {}: {source}", path.display())]
+    Io {
+        /// `read`, `write`, `open`, `create`.
+        action: &'static str,
+        /// The path.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// An engine that cannot be started.
+    #[error("engine {name}: {failure}")]
+    Engine {
+        /// Its name.
+        name: String,
+        /// Why.
+        failure: Failure,
+    },
+    /// `--out` holds another match: other settings, or a game that does
+    /// not belong (each difference named).
+    #[error("{0}")]
+    OtherMatch(String),
+}
+
+impl MatchError {
+    /// An I/O error on `path`.
+    pub fn io(action: &'static str, path: &std::path::Path, source: std::io::Error) -> MatchError {
+        MatchError::Io {
+            action,
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
 impl EngineSpec {
     /// Parses `[name=][uci:|nboard:|gtp:]<command>`. Without a name, the
     /// command's program file name is used.
     ///
     /// # Errors
     /// An empty command.
-    pub fn parse(s: &str) -> Result<EngineSpec, String> {
+    pub fn parse(s: &str) -> Result<EngineSpec, MatchError> {
         let s = s.trim();
         let (name, rest) = match s.split_once('=') {
             Some((n, r)) if !n.is_empty() && n.chars().all(is_name_char) => {
@@ -96,7 +183,7 @@ impl EngineSpec {
         }
         let words = process::split_command(command);
         let Some(prog) = words.first() else {
-            return Err(format!("engine '{s}' has no command"));
+            return Err(MatchError::NoCommand(s.to_string()));
         };
         let name = name.unwrap_or_else(|| {
             let base = std::path::Path::new(prog)
@@ -122,14 +209,17 @@ impl EngineSpec {
     ///
     /// # Errors
     /// A limit with an invalid value.
-    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        let num = |lo: u64, hi: u64| -> Result<u64, String> {
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), MatchError> {
+        let num = |lo: u64, hi: u64| -> Result<u64, MatchError> {
             match value.parse::<u64>() {
                 Ok(v) if (lo..=hi).contains(&v) => Ok(v),
-                _ => Err(format!(
-                    "invalid value '{value}' for {key} of engine {} (expected {lo}..{hi})",
-                    self.name
-                )),
+                _ => Err(MatchError::Limit {
+                    value: value.to_string(),
+                    key: key.to_string(),
+                    engine: self.name.clone(),
+                    lo,
+                    hi,
+                }),
             }
         };
         match key.to_ascii_lowercase().as_str() {
@@ -153,21 +243,22 @@ impl EngineSpec {
 ///
 /// # Errors
 /// Not a time control.
-pub fn parse_tc(s: &str) -> Result<(Duration, Duration), String> {
+pub fn parse_tc(s: &str) -> Result<(Duration, Duration), MatchError> {
     let t = s.rsplit('/').next().unwrap_or(s);
     let (base, inc) = t.split_once('+').unwrap_or((t, "0"));
-    let secs = |x: &str| -> Result<Duration, String> {
-        let v: f64 = x.trim().parse().map_err(|_| {
-            format!("invalid time control '{s}' (expected base+inc in seconds, e.g. 10+0.1)")
-        })?;
+    let secs = |x: &str| -> Result<Duration, MatchError> {
+        let v: f64 = x
+            .trim()
+            .parse()
+            .map_err(|_| MatchError::TcSyntax(s.to_string()))?;
         if !(0.0..1e7).contains(&v) {
-            return Err(format!("invalid time control '{s}'"));
+            return Err(MatchError::TcRange(s.to_string()));
         }
         Ok(Duration::from_secs_f64(v))
     };
     let base = secs(base)?;
     if base.is_zero() {
-        return Err(format!("invalid time control '{s}' (base time is zero)"));
+        return Err(MatchError::TcZero(s.to_string()));
     }
     Ok((base, secs(inc)?))
 }
@@ -251,7 +342,7 @@ mod tests {
             ("nodes", "0"),
             ("movetime", "0"),
         ] {
-            let err = e.set(k, v).unwrap_err();
+            let err = e.set(k, v).unwrap_err().to_string();
             assert!(err.contains(&format!("'{v}' for {k}")), "{err}");
         }
     }

@@ -4,6 +4,7 @@
 //! OBF). Empty lines and lines starting with `#` are skipped; every other
 //! line must be legal under the match's rules.
 
+use super::MatchError;
 use crate::moves::Move;
 use crate::position::Position;
 use crate::rules::RuleSet;
@@ -23,14 +24,14 @@ pub struct Opening {
 ///
 /// # Errors
 /// The first bad line, with its number.
-pub fn parse_openings(text: &str, rules: &RuleSet) -> Result<Vec<Opening>, String> {
+pub fn parse_openings(text: &str, rules: &RuleSet) -> Result<Vec<Opening>, MatchError> {
     let mut out = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let l = raw.split(';').next().unwrap_or("").trim();
         if l.is_empty() || l.starts_with('#') {
             continue;
         }
-        let err = |e: String| format!("openings line {}: {e}", i + 1);
+        let err = |why: String| MatchError::Opening { line: i + 1, why };
         let compact: String = l.chars().filter(|c| !c.is_whitespace()).collect();
         let opening = if compact.len() >= 64 && compact.len() <= 65 {
             let start: Position = l
@@ -74,7 +75,7 @@ mod tests {
         assert_eq!(o[0].moves.len(), 8);
         assert_eq!(o[1].line, 3);
         assert_eq!(o[1].start, Position::start(&r));
-        let e = parse_openings("f5\nf5f5\n", &r).unwrap_err();
+        let e = parse_openings("f5\nf5f5\n", &r).unwrap_err().to_string();
         assert!(e.starts_with("openings line 2"), "{e}");
     }
 }

@@ -11,6 +11,7 @@
 //!   by a match killed while writing) are taken out of it once, kept in
 //!   `DIR/games-dropped.txt`, said on stderr, and their games replayed.
 
+use super::MatchError;
 use super::tournament::MatchConfig;
 use crate::record::game_record::GameRecord;
 use std::collections::BTreeMap;
@@ -135,11 +136,11 @@ fn differences(old: &str, new: &[(String, String)], engines: usize) -> Vec<Strin
     out
 }
 
-fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
+fn write_atomic(path: &Path, text: &str) -> Result<(), MatchError> {
     let tmp = path.with_extension("txt.tmp");
     std::fs::write(&tmp, text)
         .and_then(|_| std::fs::rename(&tmp, path))
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+        .map_err(|e| MatchError::io("write", path, e))
 }
 
 /// Loads the games saved in `cfg.out` for the schedule `slots` (game `k`
@@ -155,7 +156,7 @@ pub fn load_saved(
     cfg: &MatchConfig,
     slots: &[Slot<'_>],
     progress: &mut dyn FnMut(&str),
-) -> Result<BTreeMap<usize, GameRecord>, String> {
+) -> Result<BTreeMap<usize, GameRecord>, MatchError> {
     let mut saved = BTreeMap::new();
     let Some(out) = &cfg.out else {
         return Ok(saved);
@@ -164,7 +165,7 @@ pub fn load_saved(
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        Err(e) => return Err(MatchError::io("read", &path, e)),
     };
     let new = settings(cfg);
     let settings_path = out.join(SETTINGS_FILE);
@@ -189,7 +190,7 @@ pub fn load_saved(
                 continue;
             }
             Err(e) => {
-                dropped.push((i + 1, line.to_string(), e));
+                dropped.push((i + 1, line.to_string(), e.to_string()));
                 continue;
             }
         };
@@ -200,7 +201,7 @@ pub fn load_saved(
             continue;
         };
         if rec.black != slot.black || rec.white != slot.white || rec.opening != slot.opening {
-            return Err(format!(
+            return Err(MatchError::OtherMatch(format!(
                 "{} line {} (game {}: {} vs {}, opening {}) does not belong to this match (expected {} vs {}, opening {}); use another --out",
                 path.display(),
                 i + 1,
@@ -211,7 +212,7 @@ pub fn load_saved(
                 slot.black,
                 slot.white,
                 opening_name(slot.opening),
-            ));
+            )));
         }
         kept += line;
         kept.push('\n');
@@ -238,7 +239,7 @@ pub fn load_saved(
 
 /// Compares the settings saved in `out` (if any: folders written before
 /// they were saved have none) with `new`.
-fn check_settings(out: &Path, new: &[(String, String)], engines: usize) -> Result<(), String> {
+fn check_settings(out: &Path, new: &[(String, String)], engines: usize) -> Result<(), MatchError> {
     let Ok(old) = std::fs::read_to_string(out.join(SETTINGS_FILE)) else {
         return Ok(());
     };
@@ -246,11 +247,11 @@ fn check_settings(out: &Path, new: &[(String, String)], engines: usize) -> Resul
     if diff.is_empty() {
         return Ok(());
     }
-    Err(format!(
+    Err(MatchError::OtherMatch(format!(
         "{} holds a match played with other settings ({}); use the same settings or another --out",
         out.display(),
         diff.join("; ")
-    ))
+    )))
 }
 
 fn opening_name(o: Option<usize>) -> String {

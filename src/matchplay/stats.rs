@@ -12,6 +12,7 @@
 //! one extra loss, see [`Sprt::llr`]); H1 (`elo1`) is accepted
 //! when `LLR ≥ ln((1-β)/α)`, H0 (`elo0`) when `LLR ≤ ln(β/(1-α))`.
 
+use super::MatchError;
 use std::fmt;
 
 /// Wins, losses and draws of one engine against another.
@@ -212,25 +213,25 @@ pub enum Verdict {
 }
 
 impl std::str::FromStr for Sprt {
-    type Err = String;
+    type Err = MatchError;
     /// `elo0,elo1,alpha,beta`, e.g. `0,5,0.05,0.05`.
-    fn from_str(s: &str) -> Result<Sprt, String> {
+    fn from_str(s: &str) -> Result<Sprt, MatchError> {
+        let err = |why| MatchError::Sprt {
+            text: s.to_string(),
+            why,
+        };
         let v: Vec<f64> = s
             .split(',')
             .map(|x| x.trim().parse::<f64>())
             .collect::<Result<_, _>>()
-            .map_err(|_| format!("invalid SPRT '{s}' (expected elo0,elo1,alpha,beta)"))?;
+            .map_err(|_| err("expected elo0,elo1,alpha,beta"))?;
         let [elo0, elo1, alpha, beta] = v[..] else {
-            return Err(format!(
-                "invalid SPRT '{s}' (expected 4 numbers: elo0,elo1,alpha,beta)"
-            ));
+            return Err(err("expected 4 numbers: elo0,elo1,alpha,beta"));
         };
         let rate = |x: f64| x > 0.0 && x < 0.5;
         let ok = elo0 < elo1 && rate(alpha) && rate(beta);
         if !ok {
-            return Err(format!(
-                "invalid SPRT '{s}' (need elo0 < elo1 and 0 < alpha, beta < 0.5)"
-            ));
+            return Err(err("need elo0 < elo1 and 0 < alpha, beta < 0.5"));
         }
         Ok(Sprt {
             elo0,

@@ -13,9 +13,10 @@ use super::game::{GameSpec, Referee, Side, play_game};
 use super::openings::Opening;
 use super::resume::{Slot, load_saved};
 use super::stats::{Sprt, Verdict, Wld};
-use super::{EngineSpec, connect};
+use super::{EngineSpec, MatchError, connect};
 use crate::position::Position;
 use crate::record::game_record::{GameRecord, GgfHeader, Outcome, Termination, ggf};
+use crate::rng;
 use crate::rules::RuleSet;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -81,13 +82,6 @@ struct Job {
     spec: GameSpec,
 }
 
-fn splitmix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
-
 fn schedule(cfg: &MatchConfig) -> (Vec<(usize, usize)>, Vec<Job>) {
     let n = cfg.engines.len();
     let pairs: Vec<(usize, usize)> = (0..n)
@@ -102,7 +96,7 @@ fn schedule(cfg: &MatchConfig) -> (Vec<(usize, usize)>, Vec<Job>) {
                 (None, Position::start(&cfg.rules), Vec::new())
             } else {
                 let k = match cfg.seed {
-                    Some(s) => splitmix(s ^ splitmix((p * cfg.games + g / 2) as u64)) as usize,
+                    Some(s) => rng::hash(s ^ rng::hash((p * cfg.games + g / 2) as u64)) as usize,
                     None => g / 2,
                 } % cfg.openings.len();
                 let o = &cfg.openings[k];
@@ -128,7 +122,7 @@ fn save(
     cfg: &MatchConfig,
     rec: &GameRecord,
     tc: Option<(Duration, Duration)>,
-) -> Result<(), String> {
+) -> Result<(), MatchError> {
     let Some(out) = &cfg.out else {
         return Ok(());
     };
@@ -152,17 +146,16 @@ fn save(
         Some((rec.score, flag)),
     );
     let ggf_path = out.join(format!("game-{:06}.ggf", rec.number));
-    std::fs::write(&ggf_path, text + "\n")
-        .map_err(|e| format!("cannot write {}: {e}", ggf_path.display()))?;
+    std::fs::write(&ggf_path, text + "\n").map_err(|e| MatchError::io("write", &ggf_path, e))?;
     let path = out.join("games.txt");
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(&path)
-        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        .map_err(|e| MatchError::io("open", &path, e))?;
     // One write: a match killed now leaves at most one partial line.
     f.write_all(format!("{}\n", rec.line(&cfg.rules)).as_bytes())
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+        .map_err(|e| MatchError::io("write", &path, e))
 }
 
 /// Results of pair `(a, b)` from `a`'s side, over `games`.
@@ -267,23 +260,22 @@ fn worker(
 /// Fewer than two engines, duplicate names, an engine that cannot be
 /// started at all, an `--out` folder that cannot be written or that holds
 /// another match.
-pub fn run_match(cfg: &MatchConfig, progress: &mut dyn FnMut(&str)) -> Result<MatchReport, String> {
+pub fn run_match(
+    cfg: &MatchConfig,
+    progress: &mut dyn FnMut(&str),
+) -> Result<MatchReport, MatchError> {
     if cfg.engines.len() < 2 {
-        return Err("a match needs at least two engines".into());
+        return Err(MatchError::TooFewEngines);
     }
     for (i, e) in cfg.engines.iter().enumerate() {
         if cfg.engines[..i].iter().any(|x| x.name == e.name) {
-            return Err(format!(
-                "two engines are named '{}'; name them with name=command",
-                e.name
-            ));
+            return Err(MatchError::SameName(e.name.clone()));
         }
     }
     // Protocols detected once here are fixed for every restart.
     let mut cfg = cfg.clone();
     if let Some(out) = &cfg.out {
-        std::fs::create_dir_all(out)
-            .map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+        std::fs::create_dir_all(out).map_err(|e| MatchError::io("create", out, e))?;
     }
     let (pairs, jobs) = schedule(&cfg);
     let slots: Vec<Slot<'_>> = jobs
@@ -316,8 +308,10 @@ pub fn run_match(cfg: &MatchConfig, progress: &mut dyn FnMut(&str)) -> Result<Ma
     if !todo.is_empty() {
         let rules = cfg.rules;
         for e in &mut cfg.engines {
-            let mut c =
-                connect(e, &rules, &e.name).map_err(|f| format!("engine {}: {f}", e.name))?;
+            let mut c = connect(e, &rules, &e.name).map_err(|failure| MatchError::Engine {
+                name: e.name.clone(),
+                failure,
+            })?;
             e.protocol = Some(c.protocol());
             progress(&format!(
                 "Engine {}: {} ({}){}",
@@ -352,7 +346,7 @@ pub fn run_match(cfg: &MatchConfig, progress: &mut dyn FnMut(&str)) -> Result<Ma
     drop(job_tx);
     let workers = cfg.concurrency.clamp(1, todo.len().max(1));
     let stop = Arc::new(stop);
-    std::thread::scope(|scope| -> Result<(), String> {
+    std::thread::scope(|scope| -> Result<(), MatchError> {
         let cfg = &cfg;
         for id in 0..workers {
             let (cfg, referee, job_rx, res_tx, stop) =

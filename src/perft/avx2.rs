@@ -106,13 +106,8 @@ mod tests {
         {
             return;
         }
-        let mut seed = 0x0123_4567_89ab_cdefu64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = crate::rng::Rng::new(0x0123_4567_89ab_cdef);
+        let mut next = || rng.next_u64();
         for _ in 0..50_000 {
             let (a, b, c) = (next(), next(), next());
             let (p, o) = (a & b, !a & b & (c | c >> 1));

@@ -642,7 +642,7 @@ mod tests {
     #[test]
     fn kernels_agree() {
         let r = RuleSet::default();
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rng = crate::rng::Rng::new(0x9e37_79b9_7f4a_7c15);
         for game in 0..40 {
             let mut b = Board::start();
             while b.empties() > 9 + game % 5 {
@@ -654,10 +654,7 @@ mod tests {
                     b = b.pass();
                     continue;
                 }
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                let m = list.as_slice()[(seed % list.len() as u64) as usize];
+                let m = list.as_slice()[rng.index(list.len())];
                 b = play_unchecked(&b, &r, m);
             }
             for conv in [Convention::Oeis, Convention::Carry, Convention::NoPass] {

@@ -171,7 +171,11 @@ impl GameRecord {
     ///
     /// # Errors
     /// A missing or malformed field, or an illegal transcript.
-    pub fn parse_line(line: &str, rules: &RuleSet) -> Result<GameRecord, String> {
+    pub fn parse_line(line: &str, rules: &RuleSet) -> Result<GameRecord, ParseRecordError> {
+        GameRecord::parse_fields(line, rules).map_err(ParseRecordError)
+    }
+
+    fn parse_fields(line: &str, rules: &RuleSet) -> Result<GameRecord, String> {
         let (head, reason) = line
             .split_once(" reason=")
             .ok_or_else(|| "no reason= field".to_string())?;
@@ -217,6 +221,11 @@ impl GameRecord {
         })
     }
 }
+
+/// A `games.txt` line that cannot be read: what is missing or malformed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ParseRecordError(pub String);
 
 /// A date in GGF form, `2026.11.25_23:59:59.UTC`.
 pub fn ggf_date(t: SystemTime) -> String {

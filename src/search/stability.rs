@@ -97,13 +97,8 @@ mod tests {
     /// play (random games from random boards).
     #[test]
     fn stable_discs_never_turn() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rnd = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = crate::rng::Rng::new(0x9e37_79b9_7f4a_7c15);
+        let mut rnd = || rng.next_u64();
         for _ in 0..3000 {
             let a = rnd();
             let m = rnd() | rnd();

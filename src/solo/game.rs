@@ -1,8 +1,8 @@
 //! The hidden deal and a game in progress.
 
-use super::rng::{self, Rng};
 use super::{Layout, MoveEffect, Objective, SoloError, SoloMove, SoloState, TILES, Tile, full_set};
 use crate::bitboard::Squares;
+use crate::rng::{self, Rng};
 use crate::rules::Start;
 use crate::square::Square;
 

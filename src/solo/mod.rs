@@ -45,7 +45,6 @@
 
 mod game;
 pub mod player;
-pub mod rng;
 pub mod cli;
 mod types;
 

@@ -66,10 +66,10 @@
 //! Determinism: every random choice comes from [`Rng`] seeded by the
 //! configuration's seed and the move number, so a seed fixes a game.
 
-use super::rng::{Rng, mix};
 use super::{Deal, Objective, SoloError, SoloGame, SoloMove, SoloState};
 use crate::bitboard::{Squares, shift};
 use crate::board::Color;
+use crate::rng::{Rng, mix};
 use crate::square::{Direction, Square};
 
 /// Variant points per tile (220 / 24, rounded), to scale the risk penalty.

@@ -1,11 +1,18 @@
 //! `annex train`: command-line front end of [`crate::train`].
 
-use crate::cli::{ToolResult, args};
+use crate::board::Board;
+use crate::cli::{ToolError, ToolResult, args};
+use crate::eval::Evaluator;
 use crate::eval::pattern::FeatureSet;
 use crate::train::fit::FitConfig;
+use crate::train::measure::{
+    Exact, alphabeta, engine_depth_scores, engine_match, engine_search, mae_bands, play_match,
+    read_ffo_tsv, read_obf, solve,
+};
 use crate::train::{TrainConfig, train};
 use std::io::Write;
 use std::path::PathBuf;
+use std::time::Instant;
 
 /// Arguments of `annex train`.
 #[derive(clap::Args, Debug)]
@@ -62,15 +69,19 @@ pub struct TrainArgs {
 }
 
 /// Runs `annex train`.
-pub fn run(a: &TrainArgs) -> Result<(), String> {
+///
+/// # Errors
+/// Bad arguments, unreadable data or evaluation, a weights file that
+/// cannot be written.
+pub fn run(a: &TrainArgs) -> ToolResult {
     let set = match a.features.as_str() {
         "patterns" => FeatureSet::Patterns,
         "mobility" => FeatureSet::PatternsMobility,
         "extended" => FeatureSet::Extended,
         f => {
-            return Err(format!(
-                "unknown feature set '{f}' (patterns, mobility or extended)"
-            ));
+            return Err(
+                format!("unknown feature set '{f}' (patterns, mobility or extended)").into(),
+            );
         }
     };
     let mut cfg = TrainConfig {
@@ -103,14 +114,14 @@ pub fn run(a: &TrainArgs) -> Result<(), String> {
             "wthor" => cfg.wthor = true,
             "logbook" => cfg.logbook = true,
             "" => {}
-            s => return Err(format!("unknown source '{s}' (wthor, logbook)")),
+            s => return Err(format!("unknown source '{s}' (wthor, logbook)").into()),
         }
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(a.threads)
         .build()
         .map_err(|e| e.to_string())?;
-    let report = pool.install(|| train(&cfg))?;
+    let report = pool.install(|| train(&cfg)).map_err(ToolError::feature)?;
     report.weights.save(&a.out)?;
     eprintln!(
         "train: wrote {} ({} games trained, {} held out)",
@@ -189,83 +200,131 @@ pub fn measure(a: &MeasureArgs) -> ToolResult {
     // The lock is taken on the pool's thread (a lock cannot move).
     pool.install(|| {
         let mut out = std::io::stdout().lock();
-        crate_measure(a, &mut out)?;
+        measure_report(a, &mut out)?;
         out.flush()?;
         Ok(())
     })
 }
 
-fn crate_measure(a: &MeasureArgs, out: &mut impl Write) -> ToolResult {
-    use crate::eval::Evaluator;
-    use crate::train::measure::{Exact, engine_depth_scores, engine_match, engine_search, solve};
-    use crate::train::measure::{alphabeta, mae_bands, play_match, read_ffo_tsv, read_obf};
-    use std::time::Instant;
+/// The two evaluations compared: the measured one and the baseline.
+type Evals<'a> = [(&'static str, &'a Evaluator); 2];
+
+/// Writes the whole `eval-measure` report: accuracy on the exact sets,
+/// speed, then the matches asked for.
+fn measure_report(a: &MeasureArgs, out: &mut impl Write) -> ToolResult {
     let eval = match &a.eval {
         Some(p) => Evaluator::from_file(p)?,
         None => Evaluator::default(),
     };
     let base = Evaluator::from_file(&a.baseline)?;
+    let evals: Evals<'_> = [("pattern", &eval), ("baseline", &base)];
+    let sets = exact_sets(a)?;
+    write_accuracy(out, &sets, &evals, a.depth)?;
+    write_speed(out, &sets, &evals)?;
+    let rules = crate::rules::RuleSet::default();
+    let xot = std::fs::read_to_string(a.data.join("openings/xot/openingssmall.txt"))
+        .map_err(|e| format!("cannot read XOT openings: {e}"))?;
+    let mut openings = Vec::new();
+    for line in xot.lines().filter(|l| !l.trim().is_empty()) {
+        let p = crate::position::Position::from_transcript(line.trim(), &rules)
+            .map_err(|e| format!("XOT opening {line}: {e}"))?;
+        openings.push(p.board);
+    }
+    if a.engine_depth > 0 {
+        write_engine_speed(out, &evals, &openings, a.engine_depth)?;
+    }
+    if a.movetime_ms > 0 && a.games > 0 {
+        write_engine_match(out, a, &evals, &openings)?;
+    }
+    if let Some(program) = &a.gtp {
+        write_gtp_matches(out, a, &evals, &xot, program)?;
+    }
+    if a.games > 0 {
+        write_depth_match(out, a, &evals, &openings)?;
+    }
+    Ok(())
+}
+
+/// The positions of known exact score: FFO #1-#59, hard-20, and (with
+/// `--solve N`) positions of held-out games solved here.
+fn exact_sets(a: &MeasureArgs) -> ToolResult<Vec<(String, Vec<Exact>)>> {
     let mut sets: Vec<(String, Vec<Exact>)> = vec![
         (
             "FFO #1-#59".into(),
-            read_ffo_tsv(&a.data.join("endgame/ffo/ffo_1_59.tsv"))?,
+            read_ffo_tsv(&a.data.join("endgame/ffo/ffo_1_59.tsv")).map_err(ToolError::feature)?,
         ),
         (
             "hard-20".into(),
-            read_obf(&a.data.join("endgame/edax_hard/hard-20.obf"))?,
+            read_obf(&a.data.join("endgame/edax_hard/hard-20.obf")).map_err(ToolError::feature)?,
         ),
     ];
     if a.solve > 0 {
-        let t = Instant::now();
-        let cfg = crate::train::TrainConfig {
-            data_dir: a.data.clone(),
-            wthor: true,
-            logbook: true,
-            max_games: 0,
-            holdout_percent: a.holdout,
-            seed: a.seed,
-            solve_empties: 0,
-            relabel: None,
-            fit: FitConfig::default(),
-        };
-        let games = crate::train::load_games(&cfg)?;
-        let mut picks = Vec::new();
-        let span = a.solve_max.saturating_sub(7).max(1) as usize;
-        for (i, g) in games.iter().enumerate() {
-            if picks.len() >= a.solve {
-                break;
-            }
-            if !crate::train::is_held_out(i, a.seed, a.holdout) {
-                continue;
-            }
-            let Some(pos) = crate::train::data::replay(g) else {
-                continue;
-            };
-            // One position per game, empties cycling through 8..=solve_max.
-            let want = 8 + (picks.len() % span) as u32;
-            if let Some(p) = pos.iter().find(|p| p.board.empties() == want) {
-                picks.push(p.board);
-            }
-        }
-        use rayon::prelude::*;
-        let solved: Vec<Exact> = picks
-            .par_iter()
-            .map(|b| Exact {
-                board: *b,
-                score: solve(b, -64, 64),
-            })
-            .collect();
-        eprintln!(
-            "measure: solved {} held-out positions in {:.1} s",
-            solved.len(),
-            t.elapsed().as_secs_f64()
-        );
-        sets.push(("held-out games".into(), solved));
+        sets.push(("held-out games".into(), held_out_solved(a)?));
     }
-    for (name, set) in &sets {
-        for (ename, e) in [("pattern", &eval), ("baseline", &base)] {
+    Ok(sets)
+}
+
+/// Up to `--solve` positions of held-out games (one per game, empties
+/// cycling through 8..=`--solve-max`), solved exactly.
+fn held_out_solved(a: &MeasureArgs) -> ToolResult<Vec<Exact>> {
+    use rayon::prelude::*;
+    let t = Instant::now();
+    let cfg = crate::train::TrainConfig {
+        data_dir: a.data.clone(),
+        wthor: true,
+        logbook: true,
+        max_games: 0,
+        holdout_percent: a.holdout,
+        seed: a.seed,
+        solve_empties: 0,
+        relabel: None,
+        fit: FitConfig::default(),
+    };
+    let games = crate::train::load_games(&cfg).map_err(ToolError::feature)?;
+    let mut picks = Vec::new();
+    let span = a.solve_max.saturating_sub(7).max(1) as usize;
+    for (i, g) in games.iter().enumerate() {
+        if picks.len() >= a.solve {
+            break;
+        }
+        if !crate::train::is_held_out(i, a.seed, a.holdout) {
+            continue;
+        }
+        let Some(pos) = crate::train::data::replay(g) else {
+            continue;
+        };
+        // One position per game, empties cycling through 8..=solve_max.
+        let want = 8 + (picks.len() % span) as u32;
+        if let Some(p) = pos.iter().find(|p| p.board.empties() == want) {
+            picks.push(p.board);
+        }
+    }
+    let solved: Vec<Exact> = picks
+        .par_iter()
+        .map(|b| Exact {
+            board: *b,
+            score: solve(b, -64, 64),
+        })
+        .collect();
+    eprintln!(
+        "measure: solved {} held-out positions in {:.1} s",
+        solved.len(),
+        t.elapsed().as_secs_f64()
+    );
+    Ok(solved)
+}
+
+/// Mean absolute error by empties band: static, alpha-beta and engine at
+/// `depth`, for each set and evaluation.
+fn write_accuracy(
+    out: &mut impl Write,
+    sets: &[(String, Vec<Exact>)],
+    evals: &Evals<'_>,
+    d: u32,
+) -> ToolResult {
+    for (name, set) in sets {
+        for &(ename, e) in evals {
             let st = mae_bands(set, 4, |b| e.evaluate(b));
-            let d = a.depth;
             let se = mae_bands(set, 4, |b| {
                 let mut n = 0;
                 alphabeta(e, b, d, -i32::MAX + 1, i32::MAX - 1, &mut n)
@@ -300,14 +359,23 @@ fn crate_measure(a: &MeasureArgs, out: &mut impl Write) -> ToolResult {
             }
         }
     }
-    // Speed: evaluations and alpha-beta nodes per second (one thread).
+    Ok(())
+}
+
+/// Speed: evaluations and alpha-beta nodes per second (one thread), on
+/// the positions of the first two sets.
+fn write_speed(
+    out: &mut impl Write,
+    sets: &[(String, Vec<Exact>)],
+    evals: &Evals<'_>,
+) -> ToolResult {
     let mid: Vec<_> = sets[0]
         .1
         .iter()
         .chain(&sets[1].1)
         .map(|x| x.board)
         .collect();
-    for (ename, e) in [("pattern", &eval), ("baseline", &base)] {
+    for &(ename, e) in evals {
         let t = Instant::now();
         let mut s = 0i64;
         let mut n = 0u64;
@@ -331,59 +399,120 @@ fn crate_measure(a: &MeasureArgs, out: &mut impl Write) -> ToolResult {
             nodes as f64 / t.elapsed().as_secs_f64() / 1e6
         )?;
     }
-    let rules = crate::rules::RuleSet::default();
-    let xot = std::fs::read_to_string(a.data.join("openings/xot/openingssmall.txt"))
-        .map_err(|e| format!("cannot read XOT openings: {e}"))?;
-    let mut openings = Vec::new();
-    for line in xot.lines().filter(|l| !l.trim().is_empty()) {
-        let p = crate::position::Position::from_transcript(line.trim(), &rules)
-            .map_err(|e| format!("XOT opening {line}: {e}"))?;
-        openings.push(p.board);
-    }
-    if a.engine_depth > 0 {
-        // Midgame speed of the engine (one thread), positions after XOT openings.
-        for (ename, e) in [("pattern", &eval), ("baseline", &base)] {
-            let (tx, _) = crossbeam_channel::unbounded();
-            let mut eng = crate::engine::Engine::new(tx);
-            eng.set_evaluator(e.clone());
-            let (mut nodes, mut secs) = (0u64, 0f64);
-            for b in openings.iter().take(20) {
-                eng.new_game();
-                let limits = crate::search::Limits {
-                    depth: Some(a.engine_depth),
-                    ..Default::default()
-                };
-                let (_, n, t) = engine_search(&mut eng, b, limits);
-                nodes += n;
-                secs += t;
-            }
-            writeln!(
-                out,
-                "{ename}: engine depth {} on 20 XOT positions: {nodes} nodes, {:.2} s, {:.2} M nodes/s (1 thread)",
-                a.engine_depth,
-                secs,
-                nodes as f64 / secs.max(1e-9) / 1e6
-            )?;
+    Ok(())
+}
+
+/// Midgame speed of the engine (one thread), positions after XOT openings.
+fn write_engine_speed(
+    out: &mut impl Write,
+    evals: &Evals<'_>,
+    openings: &[Board],
+    depth: u32,
+) -> ToolResult {
+    for &(ename, e) in evals {
+        let (tx, _) = crossbeam_channel::unbounded();
+        let mut eng = crate::engine::Engine::new(tx);
+        eng.set_evaluator(e.clone());
+        let (mut nodes, mut secs) = (0u64, 0f64);
+        for b in openings.iter().take(20) {
+            eng.new_game();
+            let limits = crate::search::Limits {
+                depth: Some(depth),
+                ..Default::default()
+            };
+            let (_, n, t) = engine_search(&mut eng, b, limits);
+            nodes += n;
+            secs += t;
         }
+        writeln!(
+            out,
+            "{ename}: engine depth {} on 20 XOT positions: {nodes} nodes, {:.2} s, {:.2} M nodes/s (1 thread)",
+            depth,
+            secs,
+            nodes as f64 / secs.max(1e-9) / 1e6
+        )?;
     }
-    if a.movetime_ms > 0 && a.games > 0 {
-        let t = Instant::now();
-        let limits = crate::search::Limits {
-            movetime: Some(std::time::Duration::from_millis(a.movetime_ms)),
-            ..Default::default()
-        };
-        let r = engine_match(
-            &eval,
-            &base,
-            &openings[..a.games.min(openings.len())],
-            &limits,
-        );
+    Ok(())
+}
+
+/// The match of the two evaluations inside the engine, at a movetime.
+fn write_engine_match(
+    out: &mut impl Write,
+    a: &MeasureArgs,
+    evals: &Evals<'_>,
+    openings: &[Board],
+) -> ToolResult {
+    let t = Instant::now();
+    let limits = crate::search::Limits {
+        movetime: Some(std::time::Duration::from_millis(a.movetime_ms)),
+        ..Default::default()
+    };
+    let r = engine_match(
+        evals[0].1,
+        evals[1].1,
+        &openings[..a.games.min(openings.len())],
+        &limits,
+    );
+    let (elo, margin) = r.elo();
+    writeln!(
+        out,
+        "engine match pattern vs baseline, {} games (XOT, colours swapped), {} ms/move: +{} ={} -{}, score {:.1}%, Elo {:+.0} ± {:.0}, mean discs {:+.2} ({:.0} s)",
+        r.games(),
+        a.movetime_ms,
+        r.wins,
+        r.draws,
+        r.losses,
+        100.0 * r.score(),
+        elo,
+        margin,
+        r.discs as f64 / r.games().max(1) as f64,
+        t.elapsed().as_secs_f64()
+    )?;
+    Ok(())
+}
+
+/// Matches against the GTP engine `program` from XOT openings.
+fn write_gtp_matches(
+    out: &mut impl Write,
+    a: &MeasureArgs,
+    evals: &Evals<'_>,
+    xot: &str,
+    program: &str,
+) -> ToolResult {
+    let mut lines = Vec::new();
+    for line in xot
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(a.gtp_games)
+    {
+        let sq: Result<Vec<crate::square::Square>, _> = line
+            .trim()
+            .as_bytes()
+            .chunks(2)
+            .map(|c| String::from_utf8_lossy(c).parse::<crate::square::Square>())
+            .collect();
+        lines.push(sq.map_err(|_| format!("bad XOT line {line}"))?);
+    }
+    let t = Instant::now();
+    let limits = crate::search::Limits {
+        movetime: Some(std::time::Duration::from_millis(a.gtp_movetime_ms)),
+        ..Default::default()
+    };
+    let players = if a.gtp_pattern_only {
+        &evals[..1]
+    } else {
+        &evals[..]
+    };
+    for &(ename, e) in players {
+        let (r, per_move) = crate::train::measure::gtp_match(program, e, &lines, &limits)
+            .map_err(ToolError::feature)?;
         let (elo, margin) = r.elo();
         writeln!(
             out,
-            "engine match pattern vs baseline, {} games (XOT, colours swapped), {} ms/move: +{} ={} -{}, score {:.1}%, Elo {:+.0} ± {:.0}, mean discs {:+.2} ({:.0} s)",
+            "{ename} vs {program}, {} games (XOT, colours swapped), annex {} ms/move, {program} {:.0} ms/move on average: +{} ={} -{}, score {:.1}%, Elo {:+.0} ± {:.0}, mean discs {:+.2} ({:.0} s)",
             r.games(),
-            a.movetime_ms,
+            a.gtp_movetime_ms,
+            per_move * 1000.0,
             r.wins,
             r.draws,
             r.losses,
@@ -394,71 +523,41 @@ fn crate_measure(a: &MeasureArgs, out: &mut impl Write) -> ToolResult {
             t.elapsed().as_secs_f64()
         )?;
     }
-    if let Some(program) = &a.gtp {
-        let mut lines = Vec::new();
-        for line in xot
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .take(a.gtp_games)
-        {
-            let sq: Result<Vec<crate::square::Square>, _> = line
-                .trim()
-                .as_bytes()
-                .chunks(2)
-                .map(|c| String::from_utf8_lossy(c).parse::<crate::square::Square>())
-                .collect();
-            lines.push(sq.map_err(|_| format!("bad XOT line {line}"))?);
-        }
-        let t = Instant::now();
-        let limits = crate::search::Limits {
-            movetime: Some(std::time::Duration::from_millis(a.gtp_movetime_ms)),
-            ..Default::default()
-        };
-        let players: &[(&str, &Evaluator)] = if a.gtp_pattern_only {
-            &[("pattern", &eval)]
-        } else {
-            &[("pattern", &eval), ("baseline", &base)]
-        };
-        for &(ename, e) in players {
-            let (r, per_move) = crate::train::measure::gtp_match(program, e, &lines, &limits)?;
-            let (elo, margin) = r.elo();
-            writeln!(
-                out,
-                "{ename} vs {program}, {} games (XOT, colours swapped), annex {} ms/move, {program} {:.0} ms/move on average: +{} ={} -{}, score {:.1}%, Elo {:+.0} ± {:.0}, mean discs {:+.2} ({:.0} s)",
-                r.games(),
-                a.gtp_movetime_ms,
-                per_move * 1000.0,
-                r.wins,
-                r.draws,
-                r.losses,
-                100.0 * r.score(),
-                elo,
-                margin,
-                r.discs as f64 / r.games().max(1) as f64,
-                t.elapsed().as_secs_f64()
-            )?;
-        }
-    }
-    if a.games > 0 {
-        let t = Instant::now();
-        let n = a.games.min(openings.len());
-        let r = play_match(&eval, &base, &openings[..n], a.match_depth, a.match_solve);
-        let (elo, margin) = r.elo();
-        writeln!(
-            out,
-            "match pattern vs baseline, {} games (XOT, colours swapped), depth {}, solved from {} empties: +{} ={} -{}, score {:.1}%, Elo {:+.0} ± {:.0}, mean discs {:+.2} ({:.0} s)",
-            r.games(),
-            a.match_depth,
-            a.match_solve,
-            r.wins,
-            r.draws,
-            r.losses,
-            100.0 * r.score(),
-            elo,
-            margin,
-            r.discs as f64 / r.games().max(1) as f64,
-            t.elapsed().as_secs_f64()
-        )?;
-    }
+    Ok(())
+}
+
+/// The fixed-depth match of the two evaluations (alpha-beta, solved near
+/// the end).
+fn write_depth_match(
+    out: &mut impl Write,
+    a: &MeasureArgs,
+    evals: &Evals<'_>,
+    openings: &[Board],
+) -> ToolResult {
+    let t = Instant::now();
+    let n = a.games.min(openings.len());
+    let r = play_match(
+        evals[0].1,
+        evals[1].1,
+        &openings[..n],
+        a.match_depth,
+        a.match_solve,
+    );
+    let (elo, margin) = r.elo();
+    writeln!(
+        out,
+        "match pattern vs baseline, {} games (XOT, colours swapped), depth {}, solved from {} empties: +{} ={} -{}, score {:.1}%, Elo {:+.0} ± {:.0}, mean discs {:+.2} ({:.0} s)",
+        r.games(),
+        a.match_depth,
+        a.match_solve,
+        r.wins,
+        r.draws,
+        r.losses,
+        100.0 * r.score(),
+        elo,
+        margin,
+        r.discs as f64 / r.games().max(1) as f64,
+        t.elapsed().as_secs_f64()
+    )?;
     Ok(())
 }

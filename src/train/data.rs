@@ -37,8 +37,11 @@ fn squares(moves: &[crate::moves::Move]) -> Vec<u8> {
 
 /// Reads a WTHOR `.wtb` file (decoded by [`crate::record::gamedb::parse_wthor`]).
 /// Games with impossible disc counts are skipped.
-pub fn read_wthor(bytes: &[u8]) -> Result<Vec<Game>, String> {
-    let w = crate::record::gamedb::parse_wthor(bytes).map_err(|e| e.to_string())?;
+///
+/// # Errors
+/// The bytes are not a WTHOR file.
+pub fn read_wthor(bytes: &[u8]) -> Result<Vec<Game>, crate::record::gamedb::GameDbError> {
+    let w = crate::record::gamedb::parse_wthor(bytes)?;
     let depth = match w.theoretical_depth {
         0 => 24,
         d => d as u32,

@@ -21,6 +21,7 @@ use crate::position::{ObfLine, Position};
 use crate::rules::RuleSet;
 use crate::search::Limits;
 use crate::square::Square;
+use crate::train::TrainError;
 use rayon::prelude::*;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -35,9 +36,14 @@ pub struct Exact {
 }
 
 /// Reads FFO `ffo_1_59.tsv` (id, empties, side, best score, moves, board, …).
-pub fn read_ffo_tsv(path: &Path) -> Result<Vec<Exact>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+///
+/// # Errors
+/// The file cannot be read, or a board or score does not parse.
+pub fn read_ffo_tsv(path: &Path) -> Result<Vec<Exact>, TrainError> {
+    let text = std::fs::read_to_string(path).map_err(|source| TrainError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let mut out = Vec::new();
     for line in text
         .lines()
@@ -47,13 +53,20 @@ pub fn read_ffo_tsv(path: &Path) -> Result<Vec<Exact>, String> {
         if f.len() < 6 || f[0] == "id" {
             continue;
         }
-        let pos: Position = format!("{} {}", f[5], f[2])
-            .parse()
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let pos: Position =
+            format!("{} {}", f[5], f[2])
+                .parse()
+                .map_err(|source| TrainError::Position {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
         let score = f[3]
             .trim_start_matches('+')
             .parse()
-            .map_err(|_| format!("{}: bad score {}", path.display(), f[3]))?;
+            .map_err(|_| TrainError::Score {
+                path: path.to_path_buf(),
+                score: f[3].to_string(),
+            })?;
         out.push(Exact {
             board: pos.board,
             score,
@@ -63,17 +76,23 @@ pub fn read_ffo_tsv(path: &Path) -> Result<Vec<Exact>, String> {
 }
 
 /// Reads an OBF file; the best listed score is the exact score.
-pub fn read_obf(path: &Path) -> Result<Vec<Exact>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+///
+/// # Errors
+/// The file cannot be read, or a line is not OBF.
+pub fn read_obf(path: &Path) -> Result<Vec<Exact>, TrainError> {
+    let text = std::fs::read_to_string(path).map_err(|source| TrainError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let mut out = Vec::new();
     for line in text
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('%'))
     {
-        let o: ObfLine = line
-            .parse()
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let o: ObfLine = line.parse().map_err(|source| TrainError::Position {
+            path: path.to_path_buf(),
+            source,
+        })?;
         if let Some(score) = o.best_score() {
             out.push(Exact {
                 board: o.position.board,
@@ -466,9 +485,9 @@ fn play_gtp_game(
     annex_black: bool,
     limits: &Limits,
     think: &mut (f64, u64),
-) -> Result<i32, String> {
+) -> Result<i32, TrainError> {
     let start = Position::start(&RuleSet::default());
-    gtp.new_game(&start).map_err(|f| f.to_string())?;
+    gtp.new_game(&start).map_err(TrainError::NewGame)?;
     engine.new_game();
     let mut moves = Vec::new();
     let mut b = Board::start();
@@ -499,7 +518,7 @@ fn play_gtp_game(
             bm.best
                 .to_square()
                 .filter(|s| lm >> s.index() & 1 != 0)
-                .ok_or_else(|| format!("engine returned {} on {b:?}", bm.best))?
+                .ok_or_else(|| TrainError::AnnexMove(format!("{} on {b:?}", bm.best)))?
         } else {
             let t = Instant::now();
             let times = vec![0.0; moves.len()];
@@ -512,7 +531,7 @@ fn play_gtp_game(
                 limit: &MoveLimit::default(),
                 deadline: t + GTP_MOVE_TIMEOUT,
             };
-            let r = gtp.go(&req).map_err(|f| format!("GTP engine: {f}"))?.text;
+            let r = gtp.go(&req).map_err(TrainError::Engine)?.text;
             think.0 += t.elapsed().as_secs_f64();
             think.1 += 1;
             match r.parse::<Square>() {
@@ -541,7 +560,7 @@ pub fn gtp_match(
     eval: &Evaluator,
     openings: &[Vec<Square>],
     limits: &Limits,
-) -> Result<(MatchResult, f64), String> {
+) -> Result<(MatchResult, f64), TrainError> {
     let spec = EngineSpec {
         name: "gtp".into(),
         protocol: Some(Protocol::Gtp),
@@ -549,8 +568,11 @@ pub fn gtp_match(
         options: Vec::new(),
         limit: MoveLimit::default(),
     };
-    let mut gtp = connect(&spec, &RuleSet::default(), &spec.name)
-        .map_err(|f| format!("cannot start {program}: {f}"))?;
+    let mut gtp =
+        connect(&spec, &RuleSet::default(), &spec.name).map_err(|failure| TrainError::Start {
+            program: program.to_string(),
+            failure,
+        })?;
     let mut engine = engine_with(eval);
     let mut r = MatchResult::default();
     let mut think = (0.0, 0);

@@ -31,7 +31,10 @@ use crate::board::Board;
 use crate::engine::Engine;
 use crate::eval::pattern::{N_STAGES, stage_of};
 use crate::eval::{PatternEval, SCALE};
-use crate::position::Position;
+use crate::matchplay::process::Failure;
+use crate::position::{ParsePositionError, Position};
+use crate::record::gamedb::GameDbError;
+use crate::rng;
 use crate::search::{Limits, SolveMode};
 use data::{Game, read_logbook, read_wthor, replay};
 use fit::{FitConfig, Sample, StageFit};
@@ -124,34 +127,118 @@ fn final_diff(b: &Board) -> i32 {
     }
 }
 
-fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
+/// Why training data could not be read or a training run failed. The
+/// messages name the file where one is involved.
+#[derive(Debug, thiserror::Error)]
+pub enum TrainError {
+    /// A folder that cannot be listed.
+    #[error("cannot list {}: {source}", path.display())]
+    List {
+        /// The folder.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A file that cannot be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A file that cannot be opened.
+    #[error("cannot open {}: {source}", path.display())]
+    Open {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A gzip file that cannot be decompressed.
+    #[error("cannot decompress {}: {source}", path.display())]
+    Decompress {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A WTHOR file that does not decode.
+    #[error("{}: {source}", path.display())]
+    Wthor {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: GameDbError,
+    },
+    /// A position that does not parse.
+    #[error("{}: {source}", path.display())]
+    Position {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: ParsePositionError,
+    },
+    /// A score that does not parse.
+    #[error("{}: bad score {score}", path.display())]
+    Score {
+        /// The file.
+        path: PathBuf,
+        /// The text.
+        score: String,
+    },
+    /// The sources hold no game.
+    #[error("no games to train on")]
+    NoGames,
+    /// The GTP engine of a measuring match cannot be started.
+    #[error("cannot start {program}: {failure}")]
+    Start {
+        /// Its command.
+        program: String,
+        /// Why.
+        failure: Failure,
+    },
+    /// The GTP engine failed during a game.
+    #[error("GTP engine: {0}")]
+    Engine(Failure),
+    /// Annex answered no legal square (the move and the board).
+    #[error("engine returned {0}")]
+    AnnexMove(String),
+    /// The GTP engine could not start a game.
+    #[error("{0}")]
+    NewGame(Failure),
 }
 
 /// Whether game number `i` (in load order) is held out.
 pub fn is_held_out(i: usize, seed: u64, percent: u64) -> bool {
-    mix(seed ^ mix(i as u64)) % 100 < percent
+    rng::hash(seed ^ rng::hash(i as u64)) % 100 < percent
 }
 
 /// Loads the games of the configured sources, WTHOR years in order then
 /// the logbook.
-pub fn load_games(cfg: &TrainConfig) -> Result<Vec<Game>, String> {
+pub fn load_games(cfg: &TrainConfig) -> Result<Vec<Game>, TrainError> {
     let mut games = Vec::new();
     if cfg.wthor {
         let dir = cfg.data_dir.join("wthor");
         let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
+            .map_err(|source| TrainError::List {
+                path: dir.clone(),
+                source,
+            })?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x.eq_ignore_ascii_case("wtb")))
             .collect();
         files.sort();
         let mut w = Vec::new();
         for f in &files {
-            let b = std::fs::read(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
-            w.extend(read_wthor(&b).map_err(|e| format!("{}: {e}", f.display()))?);
+            let b = std::fs::read(f).map_err(|source| TrainError::Read {
+                path: f.clone(),
+                source,
+            })?;
+            w.extend(read_wthor(&b).map_err(|source| TrainError::Wthor {
+                path: f.clone(),
+                source,
+            })?);
         }
         if cfg.max_games > 0 {
             w.truncate(cfg.max_games);
@@ -173,12 +260,21 @@ pub fn load_games(cfg: &TrainConfig) -> Result<Vec<Game>, String> {
 }
 
 /// Reads a gzip-compressed text file.
-pub fn read_gz(p: &Path) -> Result<String, String> {
-    let f = std::fs::File::open(p).map_err(|e| format!("cannot open {}: {e}", p.display()))?;
+///
+/// # Errors
+/// The file cannot be opened or decompressed.
+pub fn read_gz(p: &Path) -> Result<String, TrainError> {
+    let f = std::fs::File::open(p).map_err(|source| TrainError::Open {
+        path: p.to_path_buf(),
+        source,
+    })?;
     let mut s = String::new();
     flate2::read::GzDecoder::new(f)
         .read_to_string(&mut s)
-        .map_err(|e| format!("cannot decompress {}: {e}", p.display()))?;
+        .map_err(|source| TrainError::Decompress {
+            path: p.to_path_buf(),
+            source,
+        })?;
     Ok(s)
 }
 
@@ -303,11 +399,11 @@ pub struct TrainReport {
 }
 
 /// Loads, labels, splits and fits.
-pub fn train(cfg: &TrainConfig) -> Result<TrainReport, String> {
+pub fn train(cfg: &TrainConfig) -> Result<TrainReport, TrainError> {
     let t = Instant::now();
     let games = load_games(cfg)?;
     if games.is_empty() {
-        return Err("no games to train on".into());
+        return Err(TrainError::NoGames);
     }
     let (mut tr, mut ho) = (Vec::new(), Vec::new());
     for (i, g) in games.iter().enumerate() {

@@ -1,10 +1,12 @@
-//! A small deterministic pseudo-random generator (SplitMix64) for dealing
-//! tiles and for the player's sampling. Not cryptographic; chosen because
-//! it is tiny, fast, passes the usual statistical batteries for this use,
-//! and gives the same sequence on every platform, so a seed names a game.
+//! The one small pseudo-random generator of the crate (SplitMix64), for
+//! everything that needs reproducible chance: solo deals and the solo
+//! player's sampling, match opening picks, the training holdout, random
+//! games in tests and benches. Not cryptographic; chosen because it is
+//! tiny, fast, passes the usual statistical batteries for this use, and
+//! gives the same sequence on every platform, so a seed names a result.
 //!
 //! ```
-//! use annex::solo::rng::Rng;
+//! use annex::rng::Rng;
 //! let mut a = Rng::new(7);
 //! let mut b = Rng::new(7);
 //! assert_eq!(a.next_u64(), b.next_u64());
@@ -46,6 +48,12 @@ impl Rng {
         }
     }
 
+    /// A uniform index into a slice of length `len` (0 when `len` is 0).
+    #[inline]
+    pub fn index(&mut self, len: usize) -> usize {
+        self.below(len.max(1) as u64) as usize
+    }
+
     /// Shuffles `v` uniformly (Fisher–Yates).
     pub fn shuffle<T>(&mut self, v: &mut [T]) {
         for i in (1..v.len()).rev() {
@@ -77,6 +85,14 @@ pub const fn mix(z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The first output of a generator seeded with `seed`: a hash of `seed`
+/// (`Rng::new(seed).next_u64()`), for values derived from a seed and a
+/// number (match opening picks, the training holdout).
+#[inline]
+pub const fn hash(seed: u64) -> u64 {
+    mix(seed.wrapping_add(0x9e37_79b9_7f4a_7c15))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,6 +101,7 @@ mod tests {
     fn known_first_output() {
         // SplitMix64 reference value for seed 0 (first output).
         assert_eq!(Rng::new(0).next_u64(), 0xe220_a839_7b1d_cdaf);
+        assert_eq!(hash(0), 0xe220_a839_7b1d_cdaf);
     }
 
     #[test]
