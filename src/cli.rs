@@ -13,7 +13,7 @@
 pub mod args;
 
 use crate::eval::{EvalError, WeightsError};
-use crate::rules::{ParseRuleError, RuleSet};
+use crate::rules::{Flips, ParseRuleError, RuleSet, Scoring, Start, Tie};
 use std::io;
 
 /// An error of a command-line tool: the binary's edge, where the typed
@@ -71,39 +71,33 @@ impl From<&str> for ToolError {
 pub type ToolResult<T = ()> = Result<T, ToolError>;
 
 /// The rule options `--start --flips --tie --scoring` shared by the
-/// tools (`perft`, `match`, `analyze`).
+/// tools (`perft`, `match`, `analyze`); clap parses each into its rule enum
+/// (a bad value is a usage error naming the flag and the accepted values).
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct RuleFlags {
     /// Start position: diagonal, parallel or free.
     #[arg(long, default_value = "diagonal")]
-    start: String,
+    start: Start,
     /// Flips: all or one-line.
     #[arg(long, default_value = "all")]
-    flips: String,
+    flips: Flips,
     /// Tie rule: draw or second.
     #[arg(long, default_value = "draw")]
-    tie: String,
+    tie: Tie,
     /// Scoring: wof or count.
     #[arg(long, default_value = "wof")]
-    scoring: String,
+    scoring: Scoring,
 }
 
 impl RuleFlags {
     /// The rule set.
-    ///
-    /// # Errors
-    /// An invalid value.
-    pub fn rules(&self) -> Result<RuleSet, ParseRuleError> {
-        let mut r = RuleSet::default();
-        for (k, v) in [
-            ("start", &self.start),
-            ("flips", &self.flips),
-            ("tie", &self.tie),
-            ("scoring", &self.scoring),
-        ] {
-            r.set(k, v)?;
+    pub fn rules(&self) -> RuleSet {
+        RuleSet {
+            start: self.start,
+            flips: self.flips,
+            tie: self.tie,
+            scoring: self.scoring,
         }
-        Ok(r)
     }
 }
 

@@ -1,7 +1,7 @@
 //! The `annex` executable: with no subcommand it speaks the engine
 //! protocols on stdin/stdout; subcommands are command-line tools.
 
-use annex::cli::{ToolError, ToolResult};
+use annex::cli::ToolResult;
 use annex::search::Config;
 use clap::{Parser, Subcommand};
 use std::io::Write;
@@ -15,7 +15,7 @@ struct Cli {
     /// Protocol of the engine loop: uci, nboard or gtp (default: chosen by
     /// the first command).
     #[arg(long)]
-    protocol: Option<String>,
+    protocol: Option<annex::protocol::Protocol>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -43,11 +43,8 @@ enum Command {
     Analyze(annex::analyze::cli::AnalyzeArgs),
 }
 
-fn run_protocol(forced: Option<&str>) -> Result<(), String> {
-    let forced = forced
-        .map(|p| p.parse::<annex::protocol::Protocol>())
-        .transpose()?;
-    annex::protocol::run(forced, env_config()).map_err(|e| e.to_string())
+fn run_protocol(forced: Option<annex::protocol::Protocol>) -> ToolResult {
+    Ok(annex::protocol::run(forced, env_config())?)
 }
 
 /// The search tunables: the defaults, overridden by
@@ -77,7 +74,7 @@ fn main() -> ExitCode {
         .init();
     let cli = Cli::parse();
     let result: ToolResult = match cli.command {
-        None => run_protocol(cli.protocol.as_deref()).map_err(ToolError::from),
+        None => run_protocol(cli.protocol),
         Some(Command::Perft(a)) => annex::perft::cli::run(&a),
         Some(Command::Book(c)) => annex::book::cli::run(&c),
         Some(Command::Solo(a)) => annex::solo::cli::run(&a),

@@ -53,7 +53,7 @@ pub struct AnalyzeArgs {
 /// be read (they are reported in the output, and the exit status says so),
 /// or output that could not be written.
 pub fn run(a: &AnalyzeArgs) -> ToolResult {
-    let rules = a.rules.rules()?;
+    let rules = a.rules.rules();
     let mut limits = Limits {
         depth: a.depth,
         nodes: a.nodes,

@@ -44,7 +44,7 @@ impl Engine {
                 {
                     self.tt = Arc::new(t);
                 }
-                Err(e)
+                Err(e.to_string())
             }
         }
     }

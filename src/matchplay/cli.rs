@@ -77,7 +77,7 @@ pub struct MatchArgs {
 }
 
 fn config(a: &MatchArgs) -> ToolResult<MatchConfig> {
-    let rules = a.rules.rules()?;
+    let rules = a.rules.rules();
     let mut engines = a
         .engines
         .iter()

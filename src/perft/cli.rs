@@ -4,7 +4,7 @@
 //! `<total> leaves, depth <d>, <convention>, <s> s, <n> leaves/s`.
 
 use super::{Convention, PerftOptions, divide};
-use crate::cli::{RuleFlags, ToolResult, args};
+use crate::cli::{RuleFlags, ToolError, ToolResult, args};
 use crate::position::Position;
 use std::io::Write;
 use std::time::Instant;
@@ -42,8 +42,8 @@ pub struct PerftArgs {
 /// # Errors
 /// An invalid rule flag, convention, board or transcript, or a write error.
 pub fn run(a: &PerftArgs) -> ToolResult {
-    let rules = a.rules.rules()?;
-    let conv: Convention = a.convention.parse()?;
+    let rules = a.rules.rules();
+    let conv: Convention = a.convention.parse().map_err(ToolError::feature)?;
     let mut pos = match &a.board {
         Some(b) => b.parse::<Position>().map_err(|e| e.to_string())?,
         None => Position::start(&rules),

@@ -45,16 +45,19 @@ pub enum Convention {
     NoPass,
 }
 
+/// A pass convention name that is none of `oeis`, `carry`, `nopass`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid convention '{0}' (expected oeis, carry or nopass)")]
+pub struct ParseConventionError(pub String);
+
 impl FromStr for Convention {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Convention, String> {
+    type Err = ParseConventionError;
+    fn from_str(s: &str) -> Result<Convention, ParseConventionError> {
         match s.to_ascii_lowercase().as_str() {
             "oeis" => Ok(Convention::Oeis),
             "carry" => Ok(Convention::Carry),
             "nopass" => Ok(Convention::NoPass),
-            _ => Err(format!(
-                "invalid convention '{s}' (expected oeis, carry or nopass)"
-            )),
+            _ => Err(ParseConventionError(s.to_string())),
         }
     }
 }

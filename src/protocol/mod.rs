@@ -37,16 +37,19 @@ pub enum Protocol {
     Gtp,
 }
 
+/// A protocol name that is none of `uci`, `ugi`, `nboard`, `gtp`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown protocol '{0}' (expected uci, nboard or gtp)")]
+pub struct ParseProtocolError(pub String);
+
 impl FromStr for Protocol {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Protocol, String> {
+    type Err = ParseProtocolError;
+    fn from_str(s: &str) -> Result<Protocol, ParseProtocolError> {
         match s.to_ascii_lowercase().as_str() {
             "uci" | "ugi" => Ok(Protocol::Uci),
             "nboard" => Ok(Protocol::NBoard),
             "gtp" => Ok(Protocol::Gtp),
-            _ => Err(format!(
-                "unknown protocol '{s}' (expected uci, nboard or gtp)"
-            )),
+            _ => Err(ParseProtocolError(s.to_string())),
         }
     }
 }

@@ -114,22 +114,44 @@ tunables! {
 /// Largest value a tunable can be set to.
 const MAX_VALUE: u32 = 1000;
 
+/// Why a tunable setting was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// No tunable has this name.
+    #[error("unknown tunable '{0}'")]
+    UnknownName(String),
+    /// Not a number in 0..=1000.
+    #[error("invalid value '{value}' for tunable {name}")]
+    InvalidValue {
+        /// The tunable.
+        name: String,
+        /// The value as given.
+        value: String,
+    },
+    /// An `ANNEX_CONFIG` item without `=`.
+    #[error("expected name=value, got '{0}'")]
+    MissingEquals(String),
+}
+
 impl Config {
     /// Sets tunable `name` (see [`Config::names`]) to `value`.
     ///
     /// # Errors
     /// Unknown name or a value out of range (0..=1000).
-    pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), ConfigError> {
         let v: u32 = value
             .trim()
             .parse()
             .ok()
             .filter(|v| *v <= MAX_VALUE)
-            .ok_or_else(|| format!("invalid value '{value}' for tunable {name}"))?;
+            .ok_or_else(|| ConfigError::InvalidValue {
+                name: name.to_string(),
+                value: value.to_string(),
+            })?;
         if self.store(name.trim(), v) {
             Ok(())
         } else {
-            Err(format!("unknown tunable '{name}'"))
+            Err(ConfigError::UnknownName(name.to_string()))
         }
     }
 
@@ -137,11 +159,11 @@ impl Config {
     ///
     /// # Errors
     /// As [`Config::set`], or a missing `=`.
-    pub fn apply(&mut self, spec: &str) -> Result<(), String> {
+    pub fn apply(&mut self, spec: &str) -> Result<(), ConfigError> {
         for kv in spec.split(',').filter(|s| !s.trim().is_empty()) {
             let (k, v) = kv
                 .split_once('=')
-                .ok_or_else(|| format!("expected name=value, got '{kv}'"))?;
+                .ok_or_else(|| ConfigError::MissingEquals(kv.to_string()))?;
             self.set(k, v)?;
         }
         Ok(())

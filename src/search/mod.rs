@@ -35,7 +35,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
-pub use config::Config;
+pub use config::{Config, ConfigError};
 pub use root::run_worker;
 pub use stability::stable_discs;
 pub use tt::Table;

@@ -72,6 +72,14 @@ const _: () = assert!(std::mem::size_of::<Bucket>() == 64);
 
 const NO_MOVE: u64 = 0xffff;
 
+/// The allocator refused the memory for a table of `mb` MiB.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("cannot allocate {mb} MiB for the hash table")]
+pub struct AllocError {
+    /// The size asked for.
+    pub mb: usize,
+}
+
 /// The shared transposition table.
 pub struct Table {
     buckets: Vec<Bucket>,
@@ -102,8 +110,8 @@ impl Table {
     ///
     /// # Errors
     /// The size overflows or the memory cannot be allocated.
-    pub fn try_new(mb: usize) -> Result<Table, String> {
-        let refused = || format!("cannot allocate {mb} MiB for the hash table");
+    pub fn try_new(mb: usize) -> Result<Table, AllocError> {
+        let refused = || AllocError { mb };
         let bytes = mb.max(1).checked_mul(1 << 20).ok_or_else(refused)?;
         let n = (bytes / std::mem::size_of::<Bucket>()).max(1);
         let mut buckets = Vec::new();
