@@ -7,15 +7,19 @@
 //! The positions are fixed board strings (drawn once from pseudo-random
 //! games: 10 to 45 plies for the midgame ones, 44 to 46 for the endgames),
 //! so they need no data file and no generator.
-//! Bench drives the engine facade directly; replaying protocol lines would
-//! also exercise the protocol parser (planned once the protocol lands).
+//! Bench runs through the UCI-style protocol handler, as Stockfish's does:
+//! it writes `setoption`, `ucinewgame`, `position board …` and `go depth …`
+//! lines into the same loop that serves stdin, and reads the `info` and
+//! `bestmove` lines back, so the signature covers the parser and the
+//! protocol's engine set-up too.
 
-use crate::cli::{ToolResult, args};
-use crate::engine::Engine;
+use crate::cli::{ToolError, ToolResult, args};
 use crate::position::Position;
-use crate::search::Limits;
-use std::io::Write;
-use std::time::Instant;
+use crate::protocol::{Protocol, run_with};
+use crate::search::Config;
+use crossbeam_channel::{Receiver, Sender};
+use std::io::{self, BufReader, Read, Write};
+use std::time::{Duration, Instant};
 
 /// Arguments of `annex bench`.
 #[derive(clap::Args, Clone, Debug)]
@@ -91,28 +95,35 @@ pub fn positions(depth: u32) -> Vec<(Position, u32)> {
         .collect()
 }
 
+/// The deepest `go depth` the protocol takes; the endgames are solved
+/// exactly at any depth from their number of empties.
+const SOLVE_DEPTH: u32 = 60;
+
+/// How long one bench search may take before the bench gives up (a hang
+/// is a bug; the slowest position takes well under a second).
+const SEARCH_TIMEOUT: Duration = Duration::from_secs(600);
+
 /// Runs the bench and returns the total node count.
 ///
 /// # Errors
-/// An invalid option value, or the report could not be written.
+/// An invalid option value, a protocol error, or the report could not be
+/// written.
 pub fn run(a: &BenchArgs) -> ToolResult<u64> {
-    let (tx, rx) = crossbeam_channel::unbounded();
-    let mut engine = Engine::new(tx);
-    engine.set_threads(1).map_err(|e| e.to_string())?;
-    engine.set_hash(a.hash).map_err(|e| e.to_string())?;
+    let uci = Session::start();
+    uci.send("uci");
+    uci.until(|l| l == "uciok")?;
+    uci.send("setoption name Threads value 1");
+    uci.send(&format!("setoption name Hash value {}", a.hash));
+    uci.send("isready");
+    uci.until(|l| l == "readyok")?;
     let mut out = std::io::stdout().lock();
     let start = Instant::now();
     let mut nodes = 0;
     for (i, (pos, depth)) in positions(a.depth).into_iter().enumerate() {
-        engine.new_game();
-        let r = engine.search_sync(
-            pos,
-            Limits {
-                depth: Some(depth),
-                ..Limits::default()
-            },
-        );
-        while rx.try_recv().is_ok() {}
+        uci.send("ucinewgame");
+        uci.send(&format!("position board {pos}"));
+        uci.send(&format!("go depth {}", depth.min(SOLVE_DEPTH)));
+        let r = uci.search()?;
         nodes += r.nodes;
         if a.verbose {
             writeln!(
@@ -127,6 +138,7 @@ pub fn run(a: &BenchArgs) -> ToolResult<u64> {
             )?;
         }
     }
+    uci.send("quit");
     let secs = start.elapsed().as_secs_f64();
     writeln!(
         out,
@@ -135,4 +147,191 @@ pub fn run(a: &BenchArgs) -> ToolResult<u64> {
     )?;
     out.flush()?;
     Ok(nodes)
+}
+
+/// What one `go` reported: its last `info` line and its `bestmove`.
+struct Searched {
+    depth: u32,
+    score: i32,
+    nodes: u64,
+    best: String,
+}
+
+/// A protocol loop on a thread of its own, fed and read through channels.
+struct Session {
+    input: Sender<Vec<u8>>,
+    output: Receiver<String>,
+}
+
+impl Session {
+    fn start() -> Session {
+        let (in_tx, in_rx) = crossbeam_channel::unbounded();
+        let (out_tx, out_rx) = crossbeam_channel::unbounded();
+        let input = Box::new(BufReader::new(ChannelReader {
+            rx: in_rx,
+            buf: Vec::new(),
+            pos: 0,
+        }));
+        let output = Box::new(ChannelWriter {
+            tx: out_tx,
+            line: Vec::new(),
+        });
+        std::thread::spawn(move || {
+            if let Err(e) = run_with(input, output, Some(Protocol::Uci), Config::default()) {
+                log::error!("bench: protocol loop: {e}");
+            }
+        });
+        Session {
+            input: in_tx,
+            output: out_rx,
+        }
+    }
+
+    fn send(&self, line: &str) {
+        // The loop ends only after `quit` or on an error, which `until` reports.
+        let _ = self.input.send(format!("{line}\n").into_bytes());
+    }
+
+    /// Reads lines up to the first one that `done` accepts; an error line of
+    /// the protocol, or its end, is an error.
+    fn until(&self, done: impl Fn(&str) -> bool) -> ToolResult<Vec<String>> {
+        let mut seen = Vec::new();
+        loop {
+            let line = self
+                .output
+                .recv_timeout(SEARCH_TIMEOUT)
+                .map_err(|_| ToolError::Msg("bench: the protocol loop stopped answering".into()))?;
+            if let Some(e) = line.strip_prefix("info string error: ") {
+                return Err(ToolError::Msg(format!("bench: {e}")));
+            }
+            let stop = done(&line);
+            seen.push(line);
+            if stop {
+                return Ok(seen);
+            }
+        }
+    }
+
+    /// Waits for the `bestmove` of the running `go` and reads its last
+    /// `info depth` line.
+    fn search(&self) -> ToolResult<Searched> {
+        let lines = self.until(|l| l.starts_with("bestmove"))?;
+        let best = lines
+            .last()
+            .and_then(|l| l.split_whitespace().nth(1))
+            .unwrap_or("none")
+            .to_string();
+        let info = lines
+            .iter()
+            .rev()
+            .find(|l| l.starts_with("info depth"))
+            .ok_or_else(|| ToolError::Msg("bench: a search reported no info line".into()))?;
+        let words: Vec<&str> = info.split_whitespace().collect();
+        let after = |key: &str| {
+            words
+                .iter()
+                .position(|w| *w == key)
+                .and_then(|i| words.get(i + 1))
+                .and_then(|v| v.parse::<i64>().ok())
+                .ok_or_else(|| ToolError::Msg(format!("bench: no {key} in '{info}'")))
+        };
+        Ok(Searched {
+            depth: after("depth")? as u32,
+            score: after("disc")? as i32,
+            nodes: after("nodes")? as u64,
+            best,
+        })
+    }
+}
+
+/// The protocol loop's stdin: byte chunks from a channel (end of input when
+/// the bench drops its sender).
+struct ChannelReader {
+    rx: Receiver<Vec<u8>>,
+    buf: Vec<u8>,
+    pos: usize,
+}
+
+impl Read for ChannelReader {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if self.pos == self.buf.len() {
+            match self.rx.recv() {
+                Ok(chunk) => {
+                    self.buf = chunk;
+                    self.pos = 0;
+                }
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = out.len().min(self.buf.len() - self.pos);
+        out[..n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+/// The protocol loop's stdout: each complete line goes to the bench.
+struct ChannelWriter {
+    tx: Sender<String>,
+    line: Vec<u8>,
+}
+
+impl Write for ChannelWriter {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        for &b in bytes {
+            if b == b'\n' {
+                let line = String::from_utf8_lossy(&self.line).into_owned();
+                self.line.clear();
+                self.tx
+                    .send(line)
+                    .map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe))?;
+            } else {
+                self.line.push(b);
+            }
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Engine;
+    use crate::search::Limits;
+
+    /// The bench through the protocol counts the same nodes as the same
+    /// searches made on the engine facade directly.
+    #[test]
+    fn protocol_bench_counts_what_the_facade_counts() {
+        let depth = 4;
+        let uci = Session::start();
+        uci.send("uci");
+        uci.until(|l| l == "uciok").unwrap();
+        uci.send("setoption name Threads value 1");
+        uci.send("setoption name Hash value 4");
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let mut engine = Engine::new(tx);
+        engine.set_threads(1).unwrap();
+        engine.set_hash(4).unwrap();
+        for (pos, d) in positions(depth) {
+            uci.send("ucinewgame");
+            uci.send(&format!("position board {pos}"));
+            uci.send(&format!("go depth {}", d.min(SOLVE_DEPTH)));
+            let via_protocol = uci.search().unwrap();
+            engine.new_game();
+            let limits = Limits {
+                depth: Some(d),
+                ..Limits::default()
+            };
+            let direct = engine.search_sync(pos, limits);
+            while rx.try_recv().is_ok() {}
+            assert_eq!(via_protocol.nodes, direct.nodes, "{pos}");
+            assert_eq!(via_protocol.best, direct.best.to_string(), "{pos}");
+        }
+        uci.send("quit");
+    }
 }
