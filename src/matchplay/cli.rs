@@ -3,9 +3,10 @@
 //! prints the final report on stdout (progress goes to stderr).
 
 use crate::cli::{RuleFlags, ToolError, ToolResult};
+use crate::matchplay::MatchConfig;
 use crate::matchplay::openings::parse_openings;
 use crate::matchplay::stats::{ScoreLines, Sprt, Wld};
-use crate::matchplay::tournament::{MatchConfig, run_match};
+use crate::matchplay::tournament::run_match;
 use crate::matchplay::{EngineSpec, MAX_DEPTH, MAX_MOVETIME_MS, parse_tc};
 use std::path::PathBuf;
 use std::time::Duration;

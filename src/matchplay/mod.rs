@@ -43,6 +43,31 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use uci::Uci;
 
+/// Everything a match needs.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    /// Two or more engines.
+    pub engines: Vec<EngineSpec>,
+    /// The rules.
+    pub rules: RuleSet,
+    /// Games per pair of engines.
+    pub games: usize,
+    /// Openings (empty: the start position).
+    pub openings: Vec<openings::Opening>,
+    /// Pick openings pseudo-randomly with this seed instead of in order.
+    pub seed: Option<u64>,
+    /// Games played at once.
+    pub concurrency: usize,
+    /// Where games are saved (and resumed from).
+    pub out: Option<PathBuf>,
+    /// Stop early on an SPRT verdict (first pair).
+    pub sprt: Option<stats::Sprt>,
+    /// Time allowed beyond the clock or movetime.
+    pub margin: Duration,
+    /// Longest wait for a move under depth/node limits.
+    pub hang: Duration,
+}
+
 /// Deepest fixed depth per move (a game has at most 60 moves; NBoard's
 /// `set depth` takes 1-60).
 pub const MAX_DEPTH: u32 = 60;

@@ -11,8 +11,8 @@
 //!   by a match killed while writing) are taken out of it once, kept in
 //!   `DIR/games-dropped.txt`, said on stderr, and their games replayed.
 
+use super::MatchConfig;
 use super::MatchError;
-use super::tournament::MatchConfig;
 use crate::record::game_record::GameRecord;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

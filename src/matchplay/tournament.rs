@@ -10,45 +10,17 @@
 
 use super::client::Client;
 use super::game::{GameSpec, Referee, Side, play_game};
-use super::openings::Opening;
 use super::resume::{Slot, load_saved};
-use super::stats::{Sprt, Verdict, Wld};
-use super::{EngineSpec, MatchError, connect};
+use super::stats::{Verdict, Wld};
+use super::{MatchConfig, MatchError, connect};
 use crate::position::Position;
 use crate::record::game_record::{GameRecord, GgfHeader, Outcome, Termination, ggf};
 use crate::rng;
-use crate::rules::RuleSet;
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
-
-/// Everything a match needs.
-#[derive(Clone, Debug)]
-pub struct MatchConfig {
-    /// Two or more engines.
-    pub engines: Vec<EngineSpec>,
-    /// The rules.
-    pub rules: RuleSet,
-    /// Games per pair of engines.
-    pub games: usize,
-    /// Openings (empty: the start position).
-    pub openings: Vec<Opening>,
-    /// Pick openings pseudo-randomly with this seed instead of in order.
-    pub seed: Option<u64>,
-    /// Games played at once.
-    pub concurrency: usize,
-    /// Where games are saved (and resumed from).
-    pub out: Option<PathBuf>,
-    /// Stop early on an SPRT verdict (first pair).
-    pub sprt: Option<Sprt>,
-    /// Time allowed beyond the clock or movetime.
-    pub margin: Duration,
-    /// Longest wait for a move under depth/node limits.
-    pub hang: Duration,
-}
 
 /// Results of a pair of engines.
 #[derive(Clone, Debug, PartialEq)]
