@@ -40,6 +40,8 @@ enum Command {
     Match(annex::matchplay::cli::MatchArgs),
     /// Analyse positions for scripts: one JSON object per line.
     Analyze(annex::analyze::cli::AnalyzeArgs),
+    /// A board in the browser: play and analyse on a local web page.
+    Serve(annex::serve::ServeArgs),
 }
 
 fn run_protocol(forced: Option<&str>) -> Result<(), String> {
@@ -65,6 +67,7 @@ fn main() -> ExitCode {
         Some(Command::EvalMeasure(a)) => train_tool::measure(&a),
         Some(Command::Match(a)) => annex::matchplay::cli::run(&a).map_err(ToolError::from),
         Some(Command::Analyze(a)) => annex::analyze::cli::run(&a),
+        Some(Command::Serve(a)) => annex::serve::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
