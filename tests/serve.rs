@@ -1,0 +1,459 @@
+//! `annex serve`: the real binary on a free port, driven over HTTP with a
+//! small std::net client; the page itself in headless Chromium when it is
+//! installed.
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A running `annex serve --port 0`, killed on drop.
+struct Server {
+    child: Child,
+    /// `127.0.0.1:port`.
+    addr: String,
+}
+
+impl Server {
+    fn start() -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_annex"))
+            .args(["serve", "--port", "0", "--hash", "4"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("cannot start annex serve");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("piped stdout"))
+            .read_line(&mut line)
+            .expect("the URL line");
+        let url = line
+            .trim()
+            .strip_prefix("annex serve: ")
+            .expect("a URL line");
+        let addr = url
+            .strip_prefix("http://")
+            .and_then(|u| u.strip_suffix('/'))
+            .expect("http://host:port/")
+            .to_string();
+        assert!(addr.starts_with("127.0.0.1:"), "binds loopback: {addr}");
+        Server { child, addr }
+    }
+
+    /// One request; the status and the body.
+    fn raw(&self, method: &str, path: &str, body: &[u8]) -> (u16, String) {
+        let mut s = TcpStream::connect(&self.addr).expect("connect");
+        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        let head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n",
+            self.addr,
+            body.len()
+        );
+        s.write_all(head.as_bytes()).unwrap();
+        // A refused body may close the connection before it is all sent.
+        let _ = s.write_all(body);
+        let mut text = String::new();
+        let _ = s.read_to_string(&mut text);
+        let status = text
+            .split(' ')
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or_else(|| panic!("no status line in {text:?}"));
+        let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+        (status, body.to_string())
+    }
+
+    /// A JSON request that must succeed.
+    fn ok(&self, method: &str, path: &str, body: Value) -> Value {
+        let (code, text) = self.raw(method, path, body.to_string().as_bytes());
+        assert_eq!(code, 200, "{method} {path}: {text}");
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}: {text}"))
+    }
+
+    /// A JSON request that must fail with `code` and a JSON error.
+    fn fails(&self, method: &str, path: &str, body: &[u8], code: u16) -> String {
+        let (got, text) = self.raw(method, path, body);
+        assert_eq!(got, code, "{method} {path}: {text}");
+        let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+        v["error"].as_str().expect("an error message").to_string()
+    }
+
+    /// A new session with `settings`; its id and state.
+    fn session(&self, settings: Value) -> (String, Value) {
+        let v = self.ok("POST", "/api/session", settings);
+        (
+            v["session"].as_str().unwrap().to_string(),
+            v["state"].clone(),
+        )
+    }
+
+    /// POST `/api/<what>?s=<id>`.
+    fn post(&self, id: &str, what: &str, body: Value) -> Value {
+        self.ok("POST", &format!("/api/{what}?s={id}"), body)
+    }
+
+    /// The state once no search runs.
+    fn idle(&self, id: &str) -> Value {
+        self.ok("GET", &format!("/api/state?s={id}&wait=idle"), json!({}))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Whether playing legal move number `ply * k % count` at each ply (the
+/// pass when there is none) passes before the end of the game.
+fn line_has_pass(k: usize) -> bool {
+    use annex::moves::Move;
+    use annex::position::Position;
+    let rules = annex::rules::RuleSet::default();
+    let mut pos = Position::start(&rules);
+    for ply in 0..80 {
+        if pos.is_game_over(&rules) {
+            return false;
+        }
+        if pos.must_pass(&rules) {
+            return true;
+        }
+        let legal = pos.legal_moves(&rules);
+        let m: Move = legal.as_slice()[(ply * k) % legal.len()];
+        pos = pos.play_unchecked(&rules, m);
+    }
+    false
+}
+
+#[test]
+fn serve_plays_a_game_to_the_end_with_a_pass() {
+    let srv = Server::start();
+    let (id, mut st) = srv.session(json!({}));
+    assert_eq!(st["legal"], json!(["d3", "c4", "f5", "e6"]));
+    let k = (1..100)
+        .find(|&k| line_has_pass(k))
+        .expect("a line with a pass");
+    let mut passes = 0;
+    for ply in 0..80 {
+        if st["game_over"] == json!(true) {
+            break;
+        }
+        let mv = if st["must_pass"] == json!(true) {
+            passes += 1;
+            "pass".to_string()
+        } else {
+            let legal = strings(&st["legal"]);
+            legal[(ply * k) % legal.len()].clone()
+        };
+        st = srv.post(&id, "move", json!({ "move": mv }));
+    }
+    assert_eq!(st["game_over"], json!(true), "{st}");
+    assert!(passes > 0, "this line of play has a pass: {}", st["moves"]);
+    assert!(strings(&st["moves"]).contains(&"pass".to_string()));
+    let (x, o) = (
+        st["discs"]["X"].as_i64().unwrap(),
+        st["discs"]["O"].as_i64().unwrap(),
+    );
+    let score = st["result"]["score"].as_i64().unwrap();
+    assert_eq!(score.signum(), (x - o).signum(), "{st}");
+    // A pass when there is a move, a move after the end: refused.
+    let err = srv.fails(
+        "POST",
+        &format!("/api/move?s={id}"),
+        br#"{"move":"pass"}"#,
+        400,
+    );
+    assert!(!err.is_empty());
+    // Undo, redo and goto walk the game.
+    let n = st["ply"].as_u64().unwrap();
+    let back = srv.post(&id, "undo", json!({}));
+    assert_eq!(back["ply"], json!(n - 1));
+    assert_eq!(back["redo"].as_array().unwrap().len(), 1);
+    let fwd = srv.post(&id, "redo", json!({}));
+    assert_eq!(fwd["board"], st["board"]);
+    let start = srv.post(&id, "goto", json!({ "ply": 0 }));
+    assert_eq!(start["ply"], json!(0));
+    assert_eq!(start["redo"], st["moves"]);
+    let end = srv.post(&id, "goto", json!({ "ply": n }));
+    assert_eq!(end["board"], st["board"]);
+    let t = srv.raw("GET", &format!("/api/export?s={id}&format=transcript"), b"");
+    assert_eq!(t.0, 200);
+    assert_eq!(t.1.matches("pass").count(), passes);
+}
+
+#[test]
+fn serve_engine_plays_either_colour() {
+    let srv = Server::start();
+    // The engine is X: it moves at once.
+    let (id, _) = srv.session(json!({ "black": "engine", "depth": 2 }));
+    let st = srv.idle(&id);
+    assert_eq!(st["ply"], json!(1), "{st}");
+    assert_eq!(st["side"], json!("O"));
+    // O too: the engines play the game out.
+    let st = srv.post(&id, "settings", json!({ "white": "engine", "depth": 1 }));
+    assert_eq!(st["players"], json!({ "X": "engine", "O": "engine" }));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut st = srv.idle(&id);
+    while st["game_over"] != json!(true) && Instant::now() < deadline {
+        st = srv.idle(&id);
+    }
+    assert_eq!(st["game_over"], json!(true), "{st}");
+    assert!(st["evals"].as_array().unwrap().iter().any(Value::is_i64));
+    // Back to a human O: undo to a position where O is to move.
+    let st = srv.post(
+        &id,
+        "settings",
+        json!({ "black": "human", "white": "human" }),
+    );
+    assert_eq!(st["searching"], json!(false));
+}
+
+/// Reads the events of `/api/events` until `done` holds for a state or
+/// the time is up; the states read.
+fn read_events(
+    srv: &Server,
+    id: &str,
+    limit: Duration,
+    done: impl Fn(&Value) -> bool,
+) -> Vec<Value> {
+    let mut s = TcpStream::connect(&srv.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+    write!(s, "GET /api/events?s={id} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    let mut r = BufReader::new(s);
+    let mut states = Vec::new();
+    let end = Instant::now() + limit;
+    let mut line = String::new();
+    while Instant::now() < end {
+        line.clear();
+        match r.read_line(&mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(_) => continue,
+        }
+        if let Some(data) = line.strip_prefix("data: ") {
+            let v: Value = serde_json::from_str(data.trim()).unwrap();
+            let stop = done(&v);
+            states.push(v);
+            if stop {
+                break;
+            }
+        } else if line.starts_with("HTTP/1.1") {
+            assert!(line.contains("200"), "{line}");
+        } else if line.starts_with("Content-Type") {
+            assert!(line.contains("text/event-stream"), "{line}");
+        }
+    }
+    states
+}
+
+#[test]
+fn serve_streams_analysis_updates_and_stops() {
+    let srv = Server::start();
+    let (id, st) = srv.session(json!({ "analyze": true, "analyze_depth": 60 }));
+    assert_eq!(st["search"], json!("analyze"));
+    let states = read_events(&srv, &id, Duration::from_secs(60), |v| {
+        v["hints"].as_array().unwrap().len() == 4 && v["depth"].as_u64().unwrap() >= 10
+    });
+    let last = states.last().expect("events");
+    assert_eq!(last["hints"].as_array().unwrap().len(), 4, "{last}");
+    let depths: std::collections::BTreeSet<u64> =
+        states.iter().filter_map(|v| v["depth"].as_u64()).collect();
+    assert!(depths.len() >= 2, "the hints deepen: {depths:?}");
+    for h in last["hints"].as_array().unwrap() {
+        assert!(h["score"].is_i64() && h["pv"].as_array().is_some_and(|p| !p.is_empty()));
+    }
+    let t = Instant::now();
+    let st = srv.post(&id, "stop", json!({}));
+    assert_eq!(st["searching"], json!(false));
+    assert!(srv.idle(&id)["searching"] == json!(false));
+    assert!(t.elapsed() < Duration::from_secs(5), "stop at once");
+    // A move restarts the analysis of the new position.
+    let st = srv.post(&id, "move", json!({ "move": "f5" }));
+    assert_eq!(st["search"], json!("analyze"));
+    let st = srv.post(&id, "settings", json!({ "analyze_depth": 4 }));
+    assert_eq!(st["analyze_depth"], json!(4));
+    let st = srv.idle(&id);
+    assert_eq!(st["hints"].as_array().unwrap().len(), 3, "{st}");
+    assert_eq!(st["depth"], json!(4));
+}
+
+#[test]
+fn serve_rejects_bad_requests_with_json_errors() {
+    let srv = Server::start();
+    let (id, _) = srv.session(json!({}));
+    let p = |w: &str| format!("/api/{w}?s={id}");
+    srv.fails("GET", "/nothing", b"", 404);
+    srv.fails("GET", "/../Cargo.toml", b"", 404);
+    srv.fails("GET", "/%2e%2e/src/main.rs", b"", 404);
+    srv.fails("GET", "/api/nothing", b"", 404);
+    srv.fails("DELETE", "/api/state", b"", 405);
+    srv.fails("POST", "/index.html", b"", 405);
+    srv.fails("GET", "/api/state", b"", 400);
+    srv.fails("GET", "/api/state?s=nosuch", b"", 404);
+    srv.fails("POST", &p("move"), b"{not json", 400);
+    srv.fails("POST", &p("move"), b"[1,2]", 400);
+    srv.fails("POST", &p("move"), br#"{"move": 5}"#, 400);
+    srv.fails("POST", &p("move"), br#"{"move": "z9"}"#, 400);
+    srv.fails("POST", &p("move"), br#"{"move": "a1"}"#, 400);
+    srv.fails("POST", &p("move"), b"{}", 400);
+    srv.fails("POST", &p("goto"), br#"{"ply": 3}"#, 400);
+    srv.fails("POST", &p("goto"), br#"{"ply": -1}"#, 400);
+    srv.fails("POST", &p("settings"), br#"{"depth": 0}"#, 400);
+    srv.fails("POST", &p("settings"), br#"{"depth": 1e9}"#, 400);
+    srv.fails("POST", &p("settings"), br#"{"black": "robot"}"#, 400);
+    srv.fails("POST", &p("settings"), br#"{"analyze": "yes"}"#, 400);
+    srv.fails(
+        "POST",
+        &p("new"),
+        br#"{"rules": {"start": "sideways"}}"#,
+        400,
+    );
+    srv.fails("POST", &p("new"), br#"{"rules": {"gravity": "on"}}"#, 400);
+    srv.fails("POST", &p("position"), br#"{"board": "XO"}"#, 400);
+    srv.fails("POST", &p("position"), br#"{"transcript": "f5f5"}"#, 400);
+    srv.fails("POST", &p("position"), br#"{"ggf": "(;GM[Chess];)"}"#, 400);
+    srv.fails("GET", &format!("/api/export?s={id}&format=pdf"), b"", 400);
+    let big = vec![b' '; 1 << 20];
+    srv.fails("POST", &p("move"), &big, 413);
+    // Nothing of that changed the game, and the server still answers.
+    let st = srv.ok("GET", &p("state"), json!({}));
+    assert_eq!(st["ply"], json!(0));
+    assert_eq!(st["rules"]["start"], json!("diagonal"));
+    let (code, page) = srv.raw("GET", "/", b"");
+    assert_eq!(code, 200);
+    assert!(page.contains("<script src=\"/app.js\">"));
+}
+
+#[test]
+fn serve_sessions_are_independent_and_keep_their_rules() {
+    let srv = Server::start();
+    let (a, _) = srv.session(json!({}));
+    let (b, _) = srv.session(json!({}));
+    assert_ne!(a, b);
+    srv.post(&a, "move", json!({ "move": "f5" }));
+    assert_eq!(srv.idle(&b)["ply"], json!(0));
+    // One-line flips: a square that brackets two lines asks for the line.
+    let st = srv.post(
+        &b,
+        "position",
+        json!({ "rules": { "flips": "one-line" }, "transcript": "f5f6e6" }),
+    );
+    assert_eq!(st["rules"]["flips"], json!("one-line"));
+    let legal = strings(&st["legal"]);
+    let lines: Vec<&String> = legal.iter().filter(|m| m.contains(':')).collect();
+    assert!(!lines.is_empty(), "a move with several lines: {legal:?}");
+    let sq = &lines[0][..2];
+    srv.fails(
+        "POST",
+        &format!("/api/move?s={b}"),
+        json!({ "move": sq }).to_string().as_bytes(),
+        400,
+    );
+    let st = srv.post(&b, "move", json!({ "move": lines[0] }));
+    assert_eq!(strings(&st["moves"]).last(), Some(lines[0]));
+    // The free start: four placements in the centre.
+    let st = srv.post(
+        &a,
+        "new",
+        json!({ "rules": { "start": "free", "flips": "all" } }),
+    );
+    assert_eq!(st["discs"], json!({ "X": 0, "O": 0 }));
+    assert_eq!(strings(&st["legal"]), ["d4", "e4", "d5", "e5"]);
+    let st = srv.post(&a, "move", json!({ "move": "d4" }));
+    assert_eq!(st["side"], json!("X"), "X places twice");
+    assert_eq!(srv.idle(&b)["rules"]["start"], json!("diagonal"));
+}
+
+#[test]
+fn serve_loads_and_saves_games() {
+    let srv = Server::start();
+    let (a, _) = srv.session(json!({}));
+    let st = srv.post(&a, "position", json!({ "transcript": "f5d6c3d3c4f4" }));
+    assert_eq!(st["ply"], json!(6));
+    let (code, ggf) = srv.raw("GET", &format!("/api/export?s={a}&format=ggf"), b"");
+    assert_eq!(code, 200);
+    assert!(
+        ggf.starts_with("(;GM[Othello]") && ggf.contains("B[f5]"),
+        "{ggf}"
+    );
+    let (b, _) = srv.session(json!({}));
+    let st2 = srv.post(&b, "position", json!({ "ggf": ggf }));
+    assert_eq!(st2["board"], st["board"]);
+    assert_eq!(st2["moves"], st["moves"]);
+    // A board string and the side to move.
+    let board = st["board"].as_str().unwrap();
+    let st3 = srv.post(&b, "position", json!({ "board": format!("{board} O") }));
+    assert_eq!(st3["board"], st["board"]);
+    assert_eq!(st3["side"], json!("O"));
+    assert_eq!(st3["ply"], json!(0));
+}
+
+/// Debian's Chromium, if installed.
+fn chromium() -> Option<&'static str> {
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists())
+}
+
+#[test]
+fn serve_page_in_headless_chromium() {
+    let Some(browser) = chromium() else {
+        eprintln!(
+            "skipped: serve_page_in_headless_chromium needs /usr/bin/chromium (apt-get install chromium)"
+        );
+        return;
+    };
+    let srv = Server::start();
+    let profile = std::env::temp_dir().join(format!("annex-chromium-{}", std::process::id()));
+    let url = format!(
+        "http://{}/?moves=f5d6c3&analyze=1&depth=6&snapshot=1",
+        srv.addr
+    );
+    let out = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--virtual-time-budget=20000",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(&url)
+        .stderr(Stdio::null())
+        .output()
+        .expect("cannot run chromium");
+    let _ = std::fs::remove_dir_all(&profile);
+    let dom = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        dom.contains("data-ready=\"1\""),
+        "the page set up its position: {dom}"
+    );
+    assert_eq!(dom.matches("class=\"sq").count(), 64, "64 squares");
+    assert_eq!(
+        dom.matches("class=\"disc X\"").count(),
+        5 + 1,
+        "X discs (and the counter's)"
+    );
+    let hints = dom.matches("class=\"hint").count();
+    assert!(hints >= 4, "hints on the legal squares: {hints}");
+    assert!(
+        dom.contains("<li class=\"current\">c3</li>"),
+        "the move list"
+    );
+}
