@@ -457,3 +457,32 @@ fn serve_page_in_headless_chromium() {
         "the move list"
     );
 }
+
+#[test]
+fn terminal_help_lists_the_commands_and_no_banner_on_a_pipe() {
+    let out = Command::new(env!("CARGO_BIN_EXE_annex"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin.take().unwrap().write_all(b"help\nquit\n")?;
+            c.wait_with_output()
+        })
+        .expect("annex runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    for word in ["uci", "setoption", "nboard", "genmove", "annex serve"] {
+        assert!(text.contains(word), "help names {word}: {text}");
+    }
+    // The banner is for a person at a terminal only.
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let help = Command::new(env!("CARGO_BIN_EXE_annex"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&help.stdout).contains("serve"));
+}
