@@ -431,10 +431,16 @@ impl Session {
                     Some(Task::Play(p)) if p == ply => {
                         let pos = self.game.current();
                         self.set_eval(ply, for_black(&pos, b.score));
-                        if self.game.play(b.best).is_ok() {
-                            self.after_move(b.best);
+                        match self.game.play(b.best) {
+                            Ok(m) => {
+                                self.after_move(m);
+                                self.kick();
+                            }
+                            Err(e) => {
+                                self.message = Some(format!("the engine's move: {e}"));
+                                self.version += 1;
+                            }
                         }
-                        self.kick();
                     }
                     Some(Task::Analyze(p)) if p == ply => {
                         if !b.lines.is_empty() || !b.best.is_pass() {

@@ -115,13 +115,17 @@ function renderGraph(svg, s, onPly) {
   const x = (i) => (i / n) * 600;
   const y = (v) => 60 - Math.max(-64, Math.min(64, v)) * (55 / 64);
   let path = "";
+  let dots = "";
   s.evals.forEach((v, i) => {
-    if (v !== null) path += (path ? " L" : "M") + x(i).toFixed(1) + " " + y(v).toFixed(1);
+    if (v === null) return;
+    const p = x(i).toFixed(1) + " " + y(v).toFixed(1);
+    path += (path ? " L" : "M") + p;
+    dots += '<circle cx="' + x(i).toFixed(1) + '" cy="' + y(v).toFixed(1) + '" r="3" fill="#2d4a3e"/>';
   });
   svg.innerHTML =
     '<line x1="0" y1="60" x2="600" y2="60" stroke="#aaa"/>' +
     '<line x1="' + x(s.ply) + '" y1="0" x2="' + x(s.ply) + '" y2="120" stroke="#e8c547" stroke-width="3"/>' +
-    '<path d="' + path + '" fill="none" stroke="#2d4a3e" stroke-width="2"/>';
+    '<path d="' + path + '" fill="none" stroke="#2d4a3e" stroke-width="2"/>' + dots;
   svg.onclick = (e) => {
     const r = svg.getBoundingClientRect();
     onPly(Math.round(((e.clientX - r.left) / r.width) * n));
