@@ -486,3 +486,28 @@ fn terminal_help_lists_the_commands_and_no_banner_on_a_pipe() {
         .unwrap();
     assert!(String::from_utf8_lossy(&help.stdout).contains("serve"));
 }
+
+#[test]
+fn serve_reviews_the_game_for_the_graph() {
+    let srv = Server::start();
+    let (id, _) = srv.session(json!({}));
+    srv.post(
+        &id,
+        "position",
+        json!({ "transcript": "f5d6c3d3c4f4f6f3e6e7" }),
+    );
+    srv.post(&id, "goto", json!({ "ply": 4 }));
+    let st = srv.post(&id, "review", json!({ "depth": 4 }));
+    assert_eq!(st["search"], json!("review"));
+    let st = srv.idle(&id);
+    let evals = st["evals"].as_array().unwrap();
+    assert_eq!(evals.len(), 11, "{st}");
+    assert!(evals.iter().all(Value::is_i64), "every ply scored: {st}");
+    assert_eq!(st["ply"], json!(4), "the review does not move the game");
+    srv.fails(
+        "POST",
+        &format!("/api/review?s={id}"),
+        br#"{"depth": 99}"#,
+        400,
+    );
+}

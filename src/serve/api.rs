@@ -300,6 +300,11 @@ fn apply(s: &mut Session, path: &str, body: &Map<String, Value>) -> Result<(), F
             s.configure(settings);
             Ok(())
         }
+        "/api/review" => {
+            let depth = int_field(body, "depth", 1, 30)?.unwrap_or(10);
+            s.review(depth as u32);
+            Ok(())
+        }
         "/api/stop" => {
             s.stop();
             Ok(())

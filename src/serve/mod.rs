@@ -22,6 +22,7 @@
 //! | `POST /api/undo?s=`, `/api/redo?s=` |  | one move back or forward |
 //! | `POST /api/goto?s=` | `{"ply": n}` | go to a ply of the game |
 //! | `POST /api/settings?s=` | `{"black", "white", "depth", "movetime_ms", "analyze", "analyze_depth"}` | players, level, analysis |
+//! | `POST /api/review?s=` | `{"depth": n}` (default 10) | score every position of the game, last to first, for the graph |
 //! | `POST /api/stop?s=` |  | stop the search now |
 //! | `GET /api/export?s=&format=ggf` (or `transcript`) |  | the game as text |
 //!

@@ -90,6 +90,8 @@ enum Task {
     Play(usize),
     /// Hints for this ply.
     Analyze(usize),
+    /// The score of this ply of the whole line, for the graph.
+    Review(usize),
     /// Stopped: its events are dropped.
     Stale,
 }
@@ -118,6 +120,8 @@ pub struct Session {
     pub message: Option<String>,
     /// The session was closed: its streams end.
     pub closed: bool,
+    /// The positions of the whole line and the depth, while a review runs.
+    review: Option<(Vec<Position>, u32)>,
 }
 
 /// A session behind its lock, with the condition its streams wait on.
@@ -161,6 +165,7 @@ pub fn open(engine_options: &[(&str, String)]) -> Result<Arc<Shared>, String> {
         last_used: Instant::now(),
         message: None,
         closed: false,
+        review: None,
     };
     let shared = Arc::new(Shared {
         state: Mutex::new(session),
@@ -210,6 +215,7 @@ impl Session {
         match self.tasks.iter().find(|t| **t != Task::Stale) {
             Some(Task::Play(_)) => Some("play"),
             Some(Task::Analyze(_)) => Some("analyze"),
+            Some(Task::Review(_)) => Some("review"),
             _ => None,
         }
     }
@@ -368,6 +374,7 @@ impl Session {
     /// the hints in analysis mode.
     pub fn kick(&mut self) {
         self.stop();
+        self.review = None;
         self.hints.clear();
         self.depth = 0;
         loop {
@@ -442,6 +449,12 @@ impl Session {
                             }
                         }
                     }
+                    Some(Task::Review(p)) => {
+                        if let Some(pos) = self.review.as_ref().and_then(|r| r.0.get(p)).copied() {
+                            self.set_eval(p, for_black(&pos, b.score));
+                            self.review_next(p);
+                        }
+                    }
                     Some(Task::Analyze(p)) if p == ply => {
                         if !b.lines.is_empty() || !b.best.is_pass() {
                             let pos = self.game.current();
@@ -484,6 +497,55 @@ impl Session {
             let ply = self.ply();
             self.set_eval(ply, for_black(&pos, info.score));
         }
+    }
+
+    /// The positions of the whole line: the game and the undone moves.
+    pub fn line_positions(&self) -> Vec<Position> {
+        let mut g = self.game.clone();
+        for &m in self.redo.iter().rev() {
+            if g.play(m).is_err() {
+                break;
+            }
+        }
+        g.positions().to_vec()
+    }
+
+    /// Scores every position of the whole line at `depth`, from the last
+    /// to the first (the evaluation graph); any other change cancels it,
+    /// and the analysis of the current position follows it.
+    pub fn review(&mut self, depth: u32) {
+        self.stop();
+        self.hints.clear();
+        let line = self.line_positions();
+        let n = line.len();
+        self.review = Some((line, depth));
+        self.review_next(n);
+    }
+
+    /// Starts the review search of the last ply before `ply` that has a
+    /// move to search; at the start, the review ends.
+    fn review_next(&mut self, mut ply: usize) {
+        let rules = self.rules();
+        while ply > 0 {
+            ply -= 1;
+            let Some((line, depth)) = self.review.as_ref() else {
+                return;
+            };
+            let (pos, depth) = (line[ply], *depth);
+            if pos.is_game_over(&rules) {
+                self.set_eval(ply, for_black(&pos, pos.board.final_score(rules.scoring)));
+            } else if !pos.must_pass(&rules) {
+                let limits = Limits {
+                    depth: Some(depth),
+                    ..Limits::default()
+                };
+                self.engine.go(pos, limits);
+                self.tasks.push_back(Task::Review(ply));
+                self.version += 1;
+                return;
+            }
+        }
+        self.kick();
     }
 
     /// Records Black's score at `ply`.

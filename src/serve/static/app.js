@@ -58,6 +58,7 @@ function statusText(s) {
   if (s.must_pass) return who + ": pass";
   if (s.search === "play") return who + ", thinking… depth " + s.depth;
   if (s.search === "analyze") return who + ", analysing… depth " + s.depth;
+  if (s.search === "review") return "reviewing the game…";
   return who;
 }
 
@@ -95,7 +96,10 @@ function renderControls(s) {
   $("redo").disabled = s.redo.length === 0;
 }
 
+/// Draws a state, unless a newer one was drawn already (a POST's answer
+/// may arrive after the stream's next state).
 function render(s) {
+  if (state && s.session === state.session && s.version < state.version) return;
   state = s;
   renderBoard($("board"), setupBoard ? setupBoard.join("") : s.board, s, !!setupBoard);
   $("count-X").textContent = s.discs.X;
@@ -113,7 +117,9 @@ function render(s) {
 function renderGraph(svg, s, onPly) {
   const n = Math.max(s.evals.length - 1, 1);
   const x = (i) => (i / n) * 600;
-  const y = (v) => 60 - Math.max(-64, Math.min(64, v)) * (55 / 64);
+  // The scale follows the largest score (at least ±8 discs, at most ±64).
+  const top = Math.min(64, Math.max(8, ...s.evals.map((v) => (v === null ? 0 : Math.abs(v)))));
+  const y = (v) => 60 - Math.max(-top, Math.min(top, v)) * (55 / top);
   let path = "";
   let dots = "";
   s.evals.forEach((v, i) => {
@@ -128,7 +134,8 @@ function renderGraph(svg, s, onPly) {
     '<path d="' + path + '" fill="none" stroke="#2d4a3e" stroke-width="2"/>' + dots;
   svg.onclick = (e) => {
     const r = svg.getBoundingClientRect();
-    onPly(Math.round(((e.clientX - r.left) / r.width) * n));
+    const ply = Math.round(((e.clientX - r.left) / r.width) * n);
+    onPly(Math.max(0, Math.min(s.evals.length - 1, ply)));
   };
 }
 
@@ -167,6 +174,7 @@ function bindControls() {
   $("redo").onclick = () => act("redo");
   $("pass").onclick = () => act("move", { move: "pass" });
   $("stop").onclick = () => act("stop");
+  $("review").onclick = () => act("review", { depth: 10 });
   for (const id of ["black", "white", "level", "analyze", "analyze-depth"]) {
     $(id).onchange = () => act("settings", settingsBody());
   }
@@ -194,7 +202,12 @@ function bindControls() {
 /// Follows the session's state through Server-Sent Events.
 function follow() {
   const es = new EventSource("/api/events?s=" + session);
-  es.addEventListener("state", (e) => render(JSON.parse(e.data)));
+  let count = 0;
+  es.addEventListener("state", (e) => {
+    document.body.dataset.events = String(++count);
+    render(JSON.parse(e.data));
+  });
+  es.onerror = () => { $("status").textContent = "connection lost: retrying…"; };
   es.addEventListener("closed", () => {
     es.close();
     $("status").textContent = "this page's session was closed: reload the page";
@@ -202,7 +215,8 @@ function follow() {
 }
 
 /// The query string sets up the page: `moves=f5d6c3`, `board=…`,
-/// `analyze=1`, `depth=N` (analysis depth), `black=engine`,
+/// `analyze=1`, `depth=N` (analysis depth), `review=1` (the graph),
+/// `black=engine`,
 /// `white=engine`; `snapshot=1` draws the state once the search is done
 /// and follows no stream (for headless browsers).
 async function start() {
@@ -222,6 +236,7 @@ async function start() {
     if (q.get("board")) body.board = q.get("board");
     await act("position", body);
   }
+  if (q.get("review") === "1") await act("review", { depth: 10 });
   if (q.get("snapshot") === "1") {
     const r = await fetch("/api/state?wait=idle&s=" + session);
     render(await r.json());

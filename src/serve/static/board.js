@@ -101,12 +101,15 @@ function movesOn(state, square) {
   return (state.legal || []).filter((m) => moveSquare(m) === square);
 }
 
+/// Screen arrows of the directions (row 1 is at the top: `n` is up).
+const ARROWS = { n: "↑", ne: "↗", e: "→", se: "↘", s: "↓", sw: "↙", w: "←", nw: "↖" };
+
 /// Shows buttons for the lines of a one-line move; `onPick(move)`.
 function chooseLine(el, moves, onPick) {
   el.textContent = "Which line turns? ";
   for (const m of moves) {
     const b = document.createElement("button");
-    b.textContent = m.slice(3) || m;
+    b.textContent = (ARROWS[m.slice(3)] || "") + " " + m;
     b.title = m;
     b.addEventListener("click", () => {
       el.hidden = true;
