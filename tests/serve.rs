@@ -219,18 +219,21 @@ fn serve_engine_plays_either_colour() {
     assert_eq!(st["searching"], json!(false));
 }
 
-/// Reads the events of `/api/events` until `done` holds for a state or
-/// the time is up; the states read.
-fn read_events(
-    srv: &Server,
-    id: &str,
-    limit: Duration,
-    done: impl Fn(&Value) -> bool,
-) -> Vec<Value> {
+/// Opens the event stream of session `id`.
+fn open_events(srv: &Server, id: &str) -> BufReader<TcpStream> {
     let mut s = TcpStream::connect(&srv.addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
     write!(s, "GET /api/events?s={id} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
-    let mut r = BufReader::new(s);
+    BufReader::new(s)
+}
+
+/// Reads events until `done` holds for a state or the time is up; the
+/// states read.
+fn read_events(
+    r: &mut BufReader<TcpStream>,
+    limit: Duration,
+    done: impl Fn(&Value) -> bool,
+) -> Vec<Value> {
     let mut states = Vec::new();
     let end = Instant::now() + limit;
     let mut line = String::new();
@@ -260,9 +263,17 @@ fn read_events(
 #[test]
 fn serve_streams_analysis_updates_and_stops() {
     let srv = Server::start();
-    let (id, st) = srv.session(json!({ "analyze": true, "analyze_depth": 60 }));
+    let (id, _) = srv.session(json!({}));
+    let mut events = open_events(&srv, &id);
+    let first = read_events(&mut events, Duration::from_secs(10), |_| true);
+    assert_eq!(first[0]["searching"], json!(false), "{first:?}");
+    let st = srv.post(
+        &id,
+        "settings",
+        json!({ "analyze": true, "analyze_depth": 60 }),
+    );
     assert_eq!(st["search"], json!("analyze"));
-    let states = read_events(&srv, &id, Duration::from_secs(60), |v| {
+    let states = read_events(&mut events, Duration::from_secs(60), |v| {
         v["hints"].as_array().unwrap().len() == 4 && v["depth"].as_u64().unwrap() >= 10
     });
     let last = states.last().expect("events");
