@@ -94,14 +94,12 @@ pub fn reply_error(request: Request, status: u16, msg: &str) {
     reply_json(request, status, &json!({ "error": msg }));
 }
 
-/// A random session id (16 hex digits).
+/// A session id: 16 hex digits, unguessable (std's hasher keys are
+/// random per process and differ at every `RandomState::new`).
 fn new_id() -> String {
+    static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(
-        std::time::SystemTime::now()
-            .elapsed()
-            .map_or(0, |d| d.as_nanos()),
-    );
+    h.write_u64(COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
     format!("{:016x}", h.finish())
 }
 
