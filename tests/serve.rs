@@ -210,13 +210,60 @@ fn serve_engine_plays_either_colour() {
     }
     assert_eq!(st["game_over"], json!(true), "{st}");
     assert!(st["evals"].as_array().unwrap().iter().any(Value::is_i64));
-    // Back to a human O: undo to a position where O is to move.
     let st = srv.post(
         &id,
         "settings",
         json!({ "black": "human", "white": "human" }),
     );
     assert_eq!(st["searching"], json!(false));
+    // On the engine's turn (a deep search: no book move) a move from the
+    // page is refused; Stop makes the engine play at once.
+    let (id, _) = srv.session(json!({ "white": "engine", "depth": 40 }));
+    let st = srv.post(&id, "move", json!({ "move": "f5" }));
+    assert_eq!(st["search"], json!("play"), "{st}");
+    srv.fails(
+        "POST",
+        &format!("/api/move?s={id}"),
+        br#"{"move":"d6"}"#,
+        409,
+    );
+    let t = Instant::now();
+    srv.post(&id, "stop", json!({}));
+    let st = srv.idle(&id);
+    assert_eq!(st["ply"], json!(2), "{st}");
+    assert!(t.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn serve_closes_the_oldest_session_past_the_limit() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_annex"))
+        .args(["serve", "--port", "0", "--hash", "1", "--max-sessions", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .trim()
+        .trim_start_matches("annex serve: http://")
+        .trim_end_matches('/');
+    let srv = Server {
+        child,
+        addr: addr.to_string(),
+    };
+    let (a, _) = srv.session(json!({}));
+    let mut events = open_events(&srv, &a);
+    read_events(&mut events, Duration::from_secs(10), |_| true);
+    let (b, _) = srv.session(json!({}));
+    srv.fails("GET", &format!("/api/state?s={a}"), b"", 404);
+    srv.ok("GET", &format!("/api/state?s={b}"), json!({}));
+    // The closed page's stream says so and ends.
+    let mut rest = String::new();
+    let _ = events.read_to_string(&mut rest);
+    assert!(rest.contains("event: closed"), "{rest}");
 }
 
 /// Opens the event stream of session `id`.

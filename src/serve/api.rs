@@ -275,6 +275,9 @@ fn apply(s: &mut Session, path: &str, body: &Map<String, Value>) -> Result<(), F
         "/api/move" => {
             let text = str_field(body, "move")?.ok_or_else(|| Fail::bad("missing \"move\""))?;
             let m: Move = text.parse().map_err(|e| Fail::bad(format!("{e}")))?;
+            if s.engine_to_move() {
+                return Err(Fail(409, "it is the engine's turn".into()));
+            }
             s.play(m).map(|_| ()).map_err(Fail::bad)
         }
         "/api/undo" => {
@@ -304,7 +307,7 @@ fn apply(s: &mut Session, path: &str, body: &Map<String, Value>) -> Result<(), F
             Ok(())
         }
         "/api/stop" => {
-            s.stop();
+            s.stop_now();
             Ok(())
         }
         _ => Err(Fail(404, format!("no such API: {path}"))),

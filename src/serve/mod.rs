@@ -18,12 +18,12 @@
 //! | `GET /api/events?s=` |  | `event: state` with the state at every change |
 //! | `POST /api/new?s=` | `{"rules": {"start", "flips", "tie", "scoring"}}` | a new game |
 //! | `POST /api/position?s=` | `{"board"}`, `{"transcript"}` or `{"ggf"}` | set up a position or load a game |
-//! | `POST /api/move?s=` | `{"move": "f5"}` (`f5:ne`, `pass`) | play a move |
+//! | `POST /api/move?s=` | `{"move": "f5"}` (`f5:ne`, `pass`) | play a move (409 on the engine's turn) |
 //! | `POST /api/undo?s=`, `/api/redo?s=` |  | one move back or forward |
 //! | `POST /api/goto?s=` | `{"ply": n}` | go to a ply of the game |
 //! | `POST /api/settings?s=` | `{"black", "white", "depth", "movetime_ms", "analyze", "analyze_depth"}` | players, level, analysis |
 //! | `POST /api/review?s=` | `{"depth": n}` (default 10) | score every position of the game, last to first, for the graph |
-//! | `POST /api/stop?s=` |  | stop the search now |
+//! | `POST /api/stop?s=` |  | stop the search now (the engine on its turn plays the best move found) |
 //! | `GET /api/export?s=&format=ggf` (or `transcript`) |  | the game as text |
 //!
 //! A bad request gets a 4xx answer `{"error": "…"}`. Only the embedded

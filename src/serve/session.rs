@@ -243,6 +243,22 @@ impl Session {
         self.touch();
     }
 
+    /// The page's Stop: the engine thinking over its move plays the best
+    /// move found so far; any other search just stops.
+    pub fn stop_now(&mut self) {
+        if self.search_kind() == Some("play") {
+            self.engine.stop();
+        } else {
+            self.stop();
+        }
+    }
+
+    /// Whether it is the engine's turn to move.
+    pub fn engine_to_move(&self) -> bool {
+        let pos = self.game.current();
+        self.settings.players[pos.side as usize] == Player::Engine && !self.game.is_over()
+    }
+
     /// Stops and waits for the engine to be idle (before options change).
     fn stop_and_wait(&mut self) {
         self.stop();
