@@ -232,6 +232,12 @@ fn serve_engine_plays_either_colour() {
     let st = srv.idle(&id);
     assert_eq!(st["ply"], json!(2), "{st}");
     assert!(t.elapsed() < Duration::from_secs(10));
+    // Undo takes back the engine's reply and the page's move; redo both.
+    let st = srv.post(&id, "undo", json!({}));
+    assert_eq!(st["ply"], json!(0), "{st}");
+    assert_eq!(st["searching"], json!(false), "{st}");
+    let st = srv.post(&id, "redo", json!({}));
+    assert_eq!(st["ply"], json!(2), "{st}");
 }
 
 #[test]

@@ -329,19 +329,38 @@ impl Session {
         }
     }
 
-    /// Takes back one move; `false` at the start.
+    /// Takes back one move; against the engine, back to the page's last
+    /// turn (the engine's reply is taken back too). `false` at the start.
     pub fn undo(&mut self) -> bool {
+        if !self.undo_one() {
+            return false;
+        }
+        while self.has_human() && self.engine_to_move() && self.undo_one() {}
+        self.kick();
+        true
+    }
+
+    fn undo_one(&mut self) -> bool {
         let Some(&m) = self.game.moves().last() else {
             return false;
         };
         self.game.undo();
         self.redo.push(m);
+        true
+    }
+
+    /// Replays one undone move, and against the engine its undone reply
+    /// too; `false` when there is none.
+    pub fn redo(&mut self) -> bool {
+        if !self.redo_one() {
+            return false;
+        }
+        while self.has_human() && self.engine_to_move() && self.redo_one() {}
         self.kick();
         true
     }
 
-    /// Replays one undone move; `false` when there is none.
-    pub fn redo(&mut self) -> bool {
+    fn redo_one(&mut self) -> bool {
         let Some(&m) = self.redo.last() else {
             return false;
         };
@@ -350,8 +369,12 @@ impl Session {
             return false;
         }
         self.after_move(m);
-        self.kick();
         true
+    }
+
+    /// Whether the page plays a colour.
+    fn has_human(&self) -> bool {
+        self.settings.players.contains(&Player::Human)
     }
 
     /// Goes to `ply` of the main line (back by undo, forward by redo).

@@ -91,6 +91,8 @@ function renderControls(s) {
   $("analyze").checked = s.analyze;
   if (document.activeElement !== $("analyze-depth")) $("analyze-depth").value = s.analyze_depth;
   for (const k of ["start", "flips", "tie", "scoring"]) $("rule-" + k).value = s.rules[k];
+  const level = s.level.depth ? "depth:" + s.level.depth : "time:" + s.level.movetime_ms;
+  if ([...$("level").options].some((o) => o.value === level)) $("level").value = level;
   $("pass").disabled = !s.must_pass;
   $("undo").disabled = s.ply === 0;
   $("redo").disabled = s.redo.length === 0;
@@ -164,9 +166,18 @@ function setupClick(name) {
   renderBoard($("board"), setupBoard.join(""), state, true);
 }
 
+/// Shows the game as GGF or a transcript in the text box and saves it as
+/// a file.
 async function exportGame(format) {
   const r = await fetch("/api/export?s=" + session + "&format=" + format);
-  $("text").value = await r.text();
+  const text = await r.text();
+  $("text").value = text;
+  if (!r.ok) return;
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(new Blob([text + "\n"], { type: "text/plain" }));
+  a.download = format === "ggf" ? "annex-game.ggf" : "annex-game.txt";
+  a.click();
+  URL.revokeObjectURL(a.href);
 }
 
 function bindControls() {
