@@ -575,3 +575,30 @@ fn serve_reviews_the_game_for_the_graph() {
         400,
     );
 }
+
+#[test]
+fn terminal_banner_when_stdin_is_a_terminal() {
+    // util-linux `script` runs annex on a pseudo-terminal.
+    if !std::path::Path::new("/usr/bin/script").exists() {
+        eprintln!("skipped: terminal_banner_when_stdin_is_a_terminal needs /usr/bin/script");
+        return;
+    }
+    let cmd = format!("{} </dev/tty", env!("CARGO_BIN_EXE_annex"));
+    let mut child = Command::new("/usr/bin/script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("script runs");
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"help\nquit\n").unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Annex ") && text.contains("type 'help'"),
+        "banner: {text}"
+    );
+    assert!(text.contains("genmove"), "help: {text}");
+}
