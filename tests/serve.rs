@@ -602,3 +602,145 @@ fn terminal_banner_when_stdin_is_a_terminal() {
     );
     assert!(text.contains("genmove"), "help: {text}");
 }
+
+/// Chromium driven over the DevTools protocol on a pipe
+/// (`--remote-debugging-pipe`: JSON messages ended by NUL on fds 3 and 4).
+struct Browser {
+    child: Child,
+    to: std::process::ChildStdin,
+    from: BufReader<std::process::ChildStdout>,
+    session: String,
+    next: u64,
+    profile: std::path::PathBuf,
+}
+
+impl Browser {
+    fn open(browser: &str, url: &str) -> Browser {
+        let profile = std::env::temp_dir().join(format!("annex-cdp-{}", std::process::id()));
+        let script = format!(
+            "exec {browser} --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
+             --disable-background-networking --disable-component-update --disable-sync \
+             --no-first-run --user-data-dir={} --remote-debugging-pipe '{url}' \
+             3<&0 4>&1 0</dev/null 1>/dev/null",
+            profile.display()
+        );
+        let mut child = Command::new("sh")
+            .args(["-c", &script])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromium starts");
+        let to = child.stdin.take().unwrap();
+        let from = BufReader::new(child.stdout.take().unwrap());
+        let mut b = Browser {
+            child,
+            to,
+            from,
+            session: String::new(),
+            next: 0,
+            profile,
+        };
+        let targets = b.call("Target.getTargets", json!({}));
+        let page = targets["targetInfos"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["type"] == json!("page"))
+            .expect("a page")["targetId"]
+            .clone();
+        let attached = b.call(
+            "Target.attachToTarget",
+            json!({ "targetId": page, "flatten": true }),
+        );
+        b.session = attached["sessionId"].as_str().unwrap().to_string();
+        b
+    }
+
+    /// Sends a command (to the page once attached) and waits for its result.
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        self.next += 1;
+        let mut msg = json!({ "id": self.next, "method": method, "params": params });
+        if !self.session.is_empty() {
+            msg["sessionId"] = json!(self.session);
+        }
+        self.to.write_all(msg.to_string().as_bytes()).unwrap();
+        self.to.write_all(b"\0").unwrap();
+        self.to.flush().unwrap();
+        loop {
+            let mut buf = Vec::new();
+            let n = self.from.read_until(0, &mut buf).expect("devtools pipe");
+            assert!(n > 0, "chromium closed the pipe");
+            buf.pop();
+            let v: Value = serde_json::from_slice(&buf).unwrap();
+            if v["id"] == json!(self.next) {
+                assert!(v.get("error").is_none(), "{method}: {v}");
+                return v["result"].clone();
+            }
+        }
+    }
+
+    /// Evaluates a JavaScript expression in the page; its value.
+    fn eval(&mut self, expr: &str) -> Value {
+        let r = self.call(
+            "Runtime.evaluate",
+            json!({ "expression": expr, "returnByValue": true }),
+        );
+        r["result"]["value"].clone()
+    }
+
+    /// Waits until `expr` is true in the page (20 s at most).
+    fn wait_for(&mut self, expr: &str) {
+        let end = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < end {
+            if self.eval(expr) == json!(true) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let dom = self.eval("document.body.innerText");
+        panic!("timed out waiting for {expr}: {dom}");
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+#[test]
+fn serve_page_plays_and_streams_in_chromium() {
+    let Some(browser) = chromium() else {
+        eprintln!("skipped: serve_page_plays_and_streams_in_chromium needs /usr/bin/chromium");
+        return;
+    };
+    let srv = Server::start();
+    let url = format!("http://{}/?analyze=1&depth=4", srv.addr);
+    let mut b = Browser::open(browser, &url);
+    let hints = "document.querySelectorAll('.hint').length";
+    let moves = "document.querySelectorAll('#moves li').length";
+    b.wait_for(&format!(
+        "Number(document.body.dataset.events) >= 1 && {hints} === 4"
+    ));
+    // A click plays f5; the stream brings the analysis of O's three moves.
+    b.eval("document.getElementById('sq-f5').click()");
+    b.wait_for(&format!("{moves} === 1 && {hints} === 3"));
+    assert_eq!(
+        b.eval("document.querySelectorAll('#sq-f5 .disc.X').length"),
+        json!(1)
+    );
+    // The engine takes O and answers; undo takes back both moves.
+    b.eval("const w = document.getElementById('white'); w.value = 'engine'; w.dispatchEvent(new Event('change'))");
+    b.wait_for(&format!(
+        "{moves} === 2 && document.getElementById('status').textContent.startsWith('X to move')"
+    ));
+    b.eval("document.getElementById('undo').click()");
+    b.wait_for("document.querySelectorAll('#moves li.future').length === 2");
+    assert_eq!(
+        b.eval("document.getElementById('error').textContent"),
+        json!("")
+    );
+}
