@@ -56,6 +56,8 @@ pub mod train;
 pub mod solve;
 /// `annex bench`: the search signature.
 pub mod bench;
+/// `annex serve`: a board in the browser (play, analysis) over HTTP.
+pub mod serve;
 
 // Separate games.
 

@@ -4,13 +4,20 @@
 use annex::cli::ToolResult;
 use annex::search::Config;
 use clap::{Parser, Subcommand};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use annex::train::cli as train_tool;
 
 #[derive(Parser)]
-#[command(name = "annex", version, about = "Annex, an Othello/Reversi engine")]
+#[command(
+    name = "annex",
+    version,
+    about = "Annex, an Othello/Reversi engine",
+    long_about = "Annex, an Othello/Reversi engine. Without a subcommand it speaks the engine \
+                  protocols (UCI-style, NBoard, GTP) on stdin/stdout; `annex serve` opens a board \
+                  in the browser to play and analyse."
+)]
 struct Cli {
     /// Protocol of the engine loop: uci, nboard or gtp (default: chosen by
     /// the first command).
@@ -41,6 +48,8 @@ enum Command {
     Match(annex::matchplay::cli::MatchArgs),
     /// Analyse positions for scripts: one JSON object per line.
     Analyze(annex::analyze::cli::AnalyzeArgs),
+    /// A board in the browser: play and analyse on a local web page.
+    Serve(annex::serve::ServeArgs),
 }
 
 fn run_protocol(forced: Option<annex::protocol::Protocol>) -> ToolResult {
@@ -74,7 +83,17 @@ fn main() -> ExitCode {
         .init();
     let cli = Cli::parse();
     let result: ToolResult = match cli.command {
-        None => run_protocol(cli.protocol),
+        None => {
+            if std::io::stdin().is_terminal() {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "Annex {}, an Othello/Reversi engine: type 'help' for the commands, 'quit' to leave; \
+                     'annex --help' lists the tools, 'annex serve --open' shows a board in the browser.",
+                    env!("CARGO_PKG_VERSION")
+                );
+            }
+            run_protocol(cli.protocol)
+        }
         Some(Command::Perft(a)) => annex::perft::cli::run(&a),
         Some(Command::Book(c)) => annex::book::cli::run(&c),
         Some(Command::Solo(a)) => annex::solo::cli::run(&a),
@@ -89,6 +108,7 @@ fn main() -> ExitCode {
         Some(Command::EvalMeasure(a)) => train_tool::measure(&a),
         Some(Command::Match(a)) => annex::matchplay::cli::run(&a),
         Some(Command::Analyze(a)) => annex::analyze::cli::run(&a),
+        Some(Command::Serve(a)) => annex::serve::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -22,3 +22,4 @@ mod hardening_protocol;
 mod hardening_tools;
 mod hardening_match;
 mod hardening_nboard_gtp;
+mod serve;

@@ -262,7 +262,9 @@ pub fn run_with(
         select! {
             recv(in_rx) -> msg => match msg {
                 Ok(Input::Line(l)) => {
-                    if handler.line(&l, &mut out)? == Flow::Quit {
+                    if l.trim().eq_ignore_ascii_case("help") {
+                        write_help(proto, &mut out)?;
+                    } else if handler.line(&l, &mut out)? == Flow::Quit {
                         return Ok(());
                     }
                 }
@@ -278,6 +280,16 @@ pub fn run_with(
                 }
             }
         }
+    }
+}
+
+/// Answers `help` (a person at the terminal) with the command list; under
+/// GTP as one reply.
+fn write_help(proto: Protocol, out: &mut Out) -> io::Result<()> {
+    let text = include_str!("help.txt").trim_end();
+    match proto {
+        Protocol::Gtp => out.line(&format!("= {text}\n")),
+        _ => out.line(text),
     }
 }
 

@@ -1,0 +1,596 @@
+//! The routes of `annex serve`: the embedded files, the JSON API and the
+//! event stream (the table is in the module documentation of `serve`).
+
+use super::ServeArgs;
+use super::session::{self, Level, Player, Session, Settings, Shared};
+use crate::board::Color;
+use crate::moves::Move;
+use crate::position::Position;
+use crate::record::game_record::{GgfHeader, ggf};
+use crate::rules::RuleSet;
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
+use std::io::{Read, Write};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tiny_http::{Header, Method, Request, Response};
+
+/// Largest request body (a GGF game is a few KB).
+const MAX_BODY: usize = 64 << 10;
+/// Longest URL.
+const MAX_URL: usize = 2048;
+/// A comment on an idle event stream this often (and a closed page is
+/// noticed then).
+const KEEPALIVE: Duration = Duration::from_secs(10);
+
+/// The longest wait of `GET /api/state?wait=idle`.
+const IDLE_WAIT: Duration = Duration::from_secs(30);
+
+/// The embedded files, by exact name: `(path, content type, body)`.
+const FILES: &[(&str, &str, &str)] = &[
+    (
+        "/",
+        "text/html; charset=utf-8",
+        include_str!("static/index.html"),
+    ),
+    (
+        "/index.html",
+        "text/html; charset=utf-8",
+        include_str!("static/index.html"),
+    ),
+    (
+        "/style.css",
+        "text/css; charset=utf-8",
+        include_str!("static/style.css"),
+    ),
+    (
+        "/board.js",
+        "text/javascript; charset=utf-8",
+        include_str!("static/board.js"),
+    ),
+    (
+        "/app.js",
+        "text/javascript; charset=utf-8",
+        include_str!("static/app.js"),
+    ),
+];
+
+/// A failed request: status and message.
+struct Fail(u16, String);
+
+impl Fail {
+    fn bad(msg: impl Into<String>) -> Fail {
+        Fail(400, msg.into())
+    }
+}
+
+type Answer = Result<Value, Fail>;
+
+/// The sessions and the engine options they are opened with.
+pub struct App {
+    sessions: Mutex<HashMap<String, Arc<Shared>>>,
+    engine_options: Vec<(&'static str, String)>,
+    max_sessions: usize,
+}
+
+fn header(name: &str, value: &str) -> Header {
+    Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("a valid header")
+}
+
+/// Answers `status` with a JSON body.
+fn reply_json(request: Request, status: u16, body: &Value) {
+    let r = Response::from_string(body.to_string())
+        .with_status_code(status)
+        .with_header(header("Content-Type", "application/json"))
+        .with_header(header("Cache-Control", "no-store"));
+    if let Err(e) = request.respond(r) {
+        log::debug!("cannot answer: {e}");
+    }
+}
+
+/// Answers `status` with `{"error": msg}`.
+pub fn reply_error(request: Request, status: u16, msg: &str) {
+    reply_json(request, status, &json!({ "error": msg }));
+}
+
+/// A session id: 16 hex digits, unguessable (std's hasher keys are
+/// random per process and differ at every `RandomState::new`).
+fn new_id() -> String {
+    static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    format!("{:016x}", h.finish())
+}
+
+/// Splits a URL into its path and its query pairs (no percent-decoding is
+/// needed: ids and formats are plain words).
+fn split_url(url: &str) -> (&str, HashMap<&str, &str>) {
+    let (path, query) = url.split_once('?').unwrap_or((url, ""));
+    let pairs = query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| p.split_once('=').unwrap_or((p, "")))
+        .collect();
+    (path, pairs)
+}
+
+/// Reads a JSON object body (empty: `{}`).
+fn read_body(request: &mut Request) -> Result<Map<String, Value>, Fail> {
+    if request.body_length().is_some_and(|n| n > MAX_BODY) {
+        return Err(Fail(413, format!("body over {MAX_BODY} bytes")));
+    }
+    let mut bytes = Vec::new();
+    request
+        .as_reader()
+        .take(MAX_BODY as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Fail::bad(format!("cannot read the body: {e}")))?;
+    if bytes.len() > MAX_BODY {
+        return Err(Fail(413, format!("body over {MAX_BODY} bytes")));
+    }
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Map::new());
+    }
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(_) => Err(Fail::bad("the body must be a JSON object")),
+        Err(e) => Err(Fail::bad(format!("invalid JSON: {e}"))),
+    }
+}
+
+impl App {
+    /// An app with no sessions yet.
+    pub fn new(args: &ServeArgs) -> App {
+        App {
+            sessions: Mutex::new(HashMap::new()),
+            engine_options: vec![
+                ("Threads", args.threads.to_string()),
+                ("Hash", args.hash.to_string()),
+            ],
+            max_sessions: args.max_sessions as usize,
+        }
+    }
+
+    /// Answers one request (on its own thread).
+    pub fn handle(&self, mut request: Request) {
+        if request.url().len() > MAX_URL {
+            return reply_error(request, 414, "URL too long");
+        }
+        let url = request.url().to_string();
+        let (path, query) = split_url(&url);
+        let method = request.method().clone();
+        if !path.starts_with("/api/") {
+            return serve_file(request, &method, path);
+        }
+        if path == "/api/events" && method == Method::Get {
+            return match self.session(&query) {
+                Ok(s) => stream_events(request, s),
+                Err(Fail(code, msg)) => reply_error(request, code, &msg),
+            };
+        }
+        if path == "/api/export" && method == Method::Get {
+            return match self.session(&query).and_then(|s| export(&s.lock(), &query)) {
+                Ok(text) => {
+                    let r = Response::from_string(text)
+                        .with_header(header("Content-Type", "text/plain; charset=utf-8"));
+                    let _ = request.respond(r);
+                }
+                Err(Fail(code, msg)) => reply_error(request, code, &msg),
+            };
+        }
+        let answer = match method {
+            Method::Get if path == "/api/state" => self.session(&query).map(|s| {
+                if query.get("wait") == Some(&"idle") {
+                    wait_idle(&s, IDLE_WAIT);
+                }
+                state_json(&s.lock(), query.get("s").unwrap_or(&""))
+            }),
+            Method::Post => read_body(&mut request).and_then(|b| self.post(path, &query, &b)),
+            Method::Get => Err(Fail(404, format!("no such API: {path}"))),
+            _ => Err(Fail(405, format!("method {method} not allowed"))),
+        };
+        match answer {
+            Ok(v) => reply_json(request, 200, &v),
+            Err(Fail(code, msg)) => reply_error(request, code, &msg),
+        }
+    }
+
+    /// The session named by `s=`.
+    fn session(&self, query: &HashMap<&str, &str>) -> Result<Arc<Shared>, Fail> {
+        let id = query.get("s").ok_or_else(|| Fail::bad("missing s="))?;
+        let map = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        map.get(*id)
+            .cloned()
+            .ok_or_else(|| Fail(404, format!("no session {id} (it may have been closed)")))
+    }
+
+    /// Opens a session, closing the least recently used one when full.
+    fn open(&self) -> Result<(String, Arc<Shared>), Fail> {
+        let shared = session::open(&self.engine_options).map_err(|e| Fail(500, e))?;
+        let id = new_id();
+        let mut map = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        while map.len() >= self.max_sessions {
+            let oldest = map
+                .iter()
+                .min_by_key(|(_, s)| s.lock().last_used)
+                .map(|(k, _)| k.clone());
+            let Some(k) = oldest else { break };
+            if let Some(old) = map.remove(&k) {
+                old.lock().close();
+                old.changed.notify_all();
+            }
+        }
+        map.insert(id.clone(), shared.clone());
+        Ok((id, shared))
+    }
+
+    /// A POST to the API.
+    fn post(&self, path: &str, query: &HashMap<&str, &str>, body: &Map<String, Value>) -> Answer {
+        if path == "/api/session" {
+            let (id, shared) = self.open()?;
+            let mut s = shared.lock();
+            apply(&mut s, "/api/settings", body)?;
+            let state = state_json(&s, &id);
+            drop(s);
+            shared.changed.notify_all();
+            return Ok(json!({ "session": id, "state": state }));
+        }
+        let shared = self.session(query)?;
+        let id = query.get("s").unwrap_or(&"");
+        let mut s = shared.lock();
+        apply(&mut s, path, body)?;
+        s.touch();
+        let state = state_json(&s, id);
+        drop(s);
+        shared.changed.notify_all();
+        Ok(state)
+    }
+}
+
+/// Serves an embedded file by exact name.
+fn serve_file(request: Request, method: &Method, path: &str) {
+    if *method != Method::Get && *method != Method::Head {
+        return reply_error(request, 405, &format!("method {method} not allowed"));
+    }
+    match FILES.iter().find(|(p, _, _)| *p == path) {
+        Some((_, mime, body)) => {
+            let r = Response::from_string(*body)
+                .with_header(header("Content-Type", mime))
+                .with_header(header("Cache-Control", "no-cache"));
+            let _ = request.respond(r);
+        }
+        None => reply_error(request, 404, &format!("not found: {path}")),
+    }
+}
+
+/// Applies a POST to the session.
+fn apply(s: &mut Session, path: &str, body: &Map<String, Value>) -> Result<(), Fail> {
+    match path {
+        "/api/new" => {
+            let rules = rules_from(body, s.rules())?;
+            s.reset(rules, None, &[]).map_err(Fail::bad)
+        }
+        "/api/position" => set_position(s, body),
+        "/api/move" => {
+            let text = str_field(body, "move")?.ok_or_else(|| Fail::bad("missing \"move\""))?;
+            let m: Move = text.parse().map_err(|e| Fail::bad(format!("{e}")))?;
+            if s.engine_to_move() {
+                return Err(Fail(409, "it is the engine's turn".into()));
+            }
+            s.play(m).map(|_| ()).map_err(Fail::bad)
+        }
+        "/api/undo" => {
+            s.undo();
+            Ok(())
+        }
+        "/api/redo" => {
+            s.redo();
+            Ok(())
+        }
+        "/api/goto" => {
+            let ply = body
+                .get("ply")
+                .and_then(Value::as_u64)
+                .ok_or_else(|| Fail::bad("\"ply\" must be a number"))?;
+            s.goto(usize::try_from(ply).unwrap_or(usize::MAX))
+                .map_err(Fail::bad)
+        }
+        "/api/settings" => {
+            let settings = settings_from(body, s.settings)?;
+            s.configure(settings);
+            Ok(())
+        }
+        "/api/review" => {
+            let depth = int_field(body, "depth", 1, 30)?.unwrap_or(10);
+            s.review(depth as u32);
+            Ok(())
+        }
+        "/api/stop" => {
+            s.stop_now();
+            Ok(())
+        }
+        _ => Err(Fail(404, format!("no such API: {path}"))),
+    }
+}
+
+/// A string field, if present.
+fn str_field<'a>(body: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str>, Fail> {
+    match body.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(Fail::bad(format!("\"{key}\" must be a string"))),
+    }
+}
+
+/// An integer field in `min..=max`, if present.
+fn int_field(
+    body: &Map<String, Value>,
+    key: &str,
+    min: u64,
+    max: u64,
+) -> Result<Option<u64>, Fail> {
+    match body.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .filter(|n| (min..=max).contains(n))
+            .map(Some)
+            .ok_or_else(|| Fail::bad(format!("\"{key}\" must be an integer from {min} to {max}"))),
+    }
+}
+
+/// The rules of `body["rules"]` over `base`.
+fn rules_from(body: &Map<String, Value>, base: RuleSet) -> Result<RuleSet, Fail> {
+    let mut rules = base;
+    match body.get("rules") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(m)) => {
+            for (k, v) in m {
+                let v = v
+                    .as_str()
+                    .ok_or_else(|| Fail::bad(format!("rule \"{k}\" must be a string")))?;
+                rules.set(k, v).map_err(|e| Fail::bad(e.to_string()))?;
+            }
+        }
+        Some(_) => return Err(Fail::bad("\"rules\" must be an object")),
+    }
+    Ok(rules)
+}
+
+/// The settings of `body` over `base`.
+fn settings_from(body: &Map<String, Value>, base: Settings) -> Result<Settings, Fail> {
+    let mut s = base;
+    for (i, key) in ["black", "white"].into_iter().enumerate() {
+        match str_field(body, key)? {
+            None => {}
+            Some("human") => s.players[i] = Player::Human,
+            Some("engine") => s.players[i] = Player::Engine,
+            Some(x) => {
+                return Err(Fail::bad(format!(
+                    "\"{key}\" must be human or engine, not {x:?}"
+                )));
+            }
+        }
+    }
+    if let Some(d) = int_field(body, "depth", 1, 60)? {
+        s.level = Level::Depth(d as u32);
+    }
+    if let Some(ms) = int_field(body, "movetime_ms", 10, 600_000)? {
+        s.level = Level::MoveTime(Duration::from_millis(ms));
+    }
+    if let Some(d) = int_field(body, "analyze_depth", 1, 60)? {
+        s.analyze_depth = d as u32;
+    }
+    match body.get("analyze") {
+        None | Some(Value::Null) => {}
+        Some(Value::Bool(b)) => s.analyze = *b,
+        Some(_) => return Err(Fail::bad("\"analyze\" must be true or false")),
+    }
+    Ok(s)
+}
+
+/// `/api/position`: a board (and side), a transcript (from that board or
+/// the start position), or a GGF game; with optional `rules`.
+fn set_position(s: &mut Session, body: &Map<String, Value>) -> Result<(), Fail> {
+    let rules = rules_from(body, s.rules())?;
+    if let Some(text) = str_field(body, "ggf")? {
+        let g = crate::record::ggf::parse(text, rules).map_err(|e| Fail::bad(e.to_string()))?;
+        let start = g.game.start();
+        return s
+            .reset(rules, Some(start), g.game.moves())
+            .map_err(Fail::bad);
+    }
+    let start = match str_field(body, "board")? {
+        Some(b) => b
+            .parse::<Position>()
+            .map_err(|e| Fail::bad(format!("board: {e}")))?,
+        None => Position::start(&rules),
+    };
+    let moves = match str_field(body, "transcript")? {
+        Some(t) => {
+            start
+                .play_transcript(t, &rules)
+                .map_err(|e| Fail::bad(format!("transcript: {e}")))?
+                .1
+        }
+        None => Vec::new(),
+    };
+    s.reset(rules, Some(start), &moves).map_err(Fail::bad)
+}
+
+/// The game with the undone moves replayed (the whole line).
+fn whole_line(s: &Session) -> crate::record::game::Game {
+    let mut g = s.game.clone();
+    for &m in s.redo.iter().rev() {
+        if g.play(m).is_err() {
+            break;
+        }
+    }
+    g
+}
+
+/// `/api/export`: the whole game as GGF or a transcript.
+fn export(s: &Session, query: &HashMap<&str, &str>) -> Result<String, Fail> {
+    let g = whole_line(s);
+    match query.get("format").copied().unwrap_or("ggf") {
+        "transcript" => Ok(g.transcript()),
+        "ggf" => {
+            let rules = g.rules();
+            let name = |c: usize| match s.settings.players[c] {
+                Player::Human => "human",
+                Player::Engine => "annex",
+            };
+            let h = GgfHeader {
+                black: name(0),
+                white: name(1),
+                tc: None,
+                rules: &rules,
+            };
+            let end = g.current();
+            let result = g
+                .is_over()
+                .then(|| (end.final_score_for(rules.scoring, Color::Black), ""));
+            Ok(ggf(&h, &g.start(), g.moves(), &[], &[], result))
+        }
+        f => Err(Fail::bad(format!(
+            "unknown format {f:?} (ggf or transcript)"
+        ))),
+    }
+}
+
+fn moves_json(moves: impl IntoIterator<Item = Move>) -> Value {
+    Value::Array(moves.into_iter().map(|m| json!(m.to_string())).collect())
+}
+
+fn bound_name(b: crate::search::Bound) -> &'static str {
+    match b {
+        crate::search::Bound::Exact => "exact",
+        crate::search::Bound::Lower => "lower",
+        crate::search::Bound::Upper => "upper",
+    }
+}
+
+/// The state the page draws.
+pub fn state_json(s: &Session, id: &str) -> Value {
+    let rules = s.rules();
+    let pos = s.game.current();
+    let over = pos.is_game_over(&rules);
+    let player = |c: usize| match s.settings.players[c] {
+        Player::Human => "human",
+        Player::Engine => "engine",
+    };
+    let level = match s.settings.level {
+        Level::Depth(d) => json!({ "depth": d }),
+        Level::MoveTime(t) => json!({ "movetime_ms": t.as_millis() as u64 }),
+    };
+    let hints: Vec<Value> = s
+        .hints
+        .iter()
+        .map(|h| {
+            json!({
+                "move": h.mv.to_string(),
+                "square": h.mv.to_square().map(|q| q.to_string()),
+                "score": h.score, "depth": h.depth, "exact": h.exact, "wld": h.wld,
+                "bound": bound_name(h.bound), "pv": moves_json(h.pv.iter().copied()),
+            })
+        })
+        .collect();
+    let result = over.then(|| {
+        let score = pos.final_score_for(rules.scoring, Color::Black);
+        let winner = pos.winner(&rules).map(|c| c.to_char().to_string());
+        json!({ "score": score, "winner": winner })
+    });
+    json!({
+        "session": id,
+        "version": s.version,
+        "rules": {
+            "start": rules.start.name(), "flips": rules.flips.name(),
+            "tie": rules.tie.name(), "scoring": rules.scoring.name(),
+        },
+        "start": { "board": s.game.start().board_string(), "side": s.game.start().side.to_char().to_string() },
+        "board": pos.board_string(),
+        "side": pos.side.to_char().to_string(),
+        "ply": s.ply(),
+        "moves": moves_json(s.game.moves().iter().copied()),
+        "redo": moves_json(s.redo.iter().rev().copied()),
+        "legal": moves_json(pos.legal_moves(&rules).iter()),
+        "must_pass": pos.must_pass(&rules),
+        "game_over": over,
+        "result": result,
+        "discs": { "X": pos.black().count_ones(), "O": pos.white().count_ones() },
+        "players": { "X": player(0), "O": player(1) },
+        "level": level,
+        "analyze": s.settings.analyze,
+        "analyze_depth": s.settings.analyze_depth,
+        "searching": s.searching(),
+        "search": s.search_kind(),
+        "depth": s.depth,
+        "hints": hints,
+        "evals": s.evals,
+        "message": s.message,
+    })
+}
+
+/// Waits until no search runs, at most `limit`.
+fn wait_idle(shared: &Shared, limit: Duration) {
+    let end = std::time::Instant::now() + limit;
+    let mut s = shared.lock();
+    while s.searching() && !s.closed {
+        let now = std::time::Instant::now();
+        if now >= end {
+            return;
+        }
+        s = shared
+            .changed
+            .wait_timeout(s, end - now)
+            .unwrap_or_else(|e| e.into_inner())
+            .0;
+    }
+}
+
+/// `GET /api/events`: the state at every change, as Server-Sent Events,
+/// until the page goes away or the session is closed.
+fn stream_events(request: Request, shared: Arc<Shared>) {
+    let id = split_url(request.url()).1.get("s").map(|s| s.to_string());
+    let id = id.unwrap_or_default();
+    let mut w = request.into_writer();
+    let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\
+                Cache-Control: no-store\r\nConnection: close\r\n\r\n";
+    if w.write_all(head.as_bytes())
+        .and_then(|_| w.flush())
+        .is_err()
+    {
+        return;
+    }
+    let mut sent: Option<u64> = None;
+    loop {
+        let mut s = shared.lock();
+        if s.closed {
+            let _ = w.write_all(b"event: closed\ndata: {}\n\n");
+            let _ = w.flush();
+            return;
+        }
+        let text = if sent != Some(s.version) {
+            sent = Some(s.version);
+            format!("event: state\ndata: {}\n\n", state_json(&s, &id))
+        } else {
+            let (guard, timeout) = shared
+                .changed
+                .wait_timeout(s, KEEPALIVE)
+                .unwrap_or_else(|e| e.into_inner());
+            s = guard;
+            if !timeout.timed_out() || sent != Some(s.version) {
+                continue;
+            }
+            ": keepalive\n\n".to_string()
+        };
+        drop(s);
+        if w.write_all(text.as_bytes())
+            .and_then(|_| w.flush())
+            .is_err()
+        {
+            return;
+        }
+    }
+}
