@@ -65,6 +65,18 @@ impl Fail {
     }
 }
 
+impl From<session::SessionError> for Fail {
+    /// A request the session refuses is the client's error (400); a session
+    /// that cannot start is the server's (500).
+    fn from(e: session::SessionError) -> Fail {
+        let status = match e {
+            session::SessionError::Thread(_) => 500,
+            _ => 400,
+        };
+        Fail(status, e.to_string())
+    }
+}
+
 type Answer = Result<Value, Fail>;
 
 /// The sessions and the engine options they are opened with.
@@ -207,7 +219,7 @@ impl App {
 
     /// Opens a session, closing the least recently used one when full.
     fn open(&self) -> Result<(String, Arc<Shared>), Fail> {
-        let shared = session::open(&self.engine_options).map_err(|e| Fail(500, e))?;
+        let shared = session::open(&self.engine_options)?;
         let id = new_id();
         let mut map = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
         while map.len() >= self.max_sessions {
@@ -269,7 +281,7 @@ fn apply(s: &mut Session, path: &str, body: &Map<String, Value>) -> Result<(), F
     match path {
         "/api/new" => {
             let rules = rules_from(body, s.rules())?;
-            s.reset(rules, None, &[]).map_err(Fail::bad)
+            s.reset(rules, None, &[]).map_err(Fail::from)
         }
         "/api/position" => set_position(s, body),
         "/api/move" => {
@@ -278,7 +290,7 @@ fn apply(s: &mut Session, path: &str, body: &Map<String, Value>) -> Result<(), F
             if s.engine_to_move() {
                 return Err(Fail(409, "it is the engine's turn".into()));
             }
-            s.play(m).map(|_| ()).map_err(Fail::bad)
+            s.play(m).map(|_| ()).map_err(Fail::from)
         }
         "/api/undo" => {
             s.undo();
@@ -294,7 +306,7 @@ fn apply(s: &mut Session, path: &str, body: &Map<String, Value>) -> Result<(), F
                 .and_then(Value::as_u64)
                 .ok_or_else(|| Fail::bad("\"ply\" must be a number"))?;
             s.goto(usize::try_from(ply).unwrap_or(usize::MAX))
-                .map_err(Fail::bad)
+                .map_err(Fail::from)
         }
         "/api/settings" => {
             let settings = settings_from(body, s.settings)?;
@@ -399,7 +411,7 @@ fn set_position(s: &mut Session, body: &Map<String, Value>) -> Result<(), Fail> 
         let start = g.game.start();
         return s
             .reset(rules, Some(start), g.game.moves())
-            .map_err(Fail::bad);
+            .map_err(Fail::from);
     }
     let start = match str_field(body, "board")? {
         Some(b) => b
@@ -416,7 +428,7 @@ fn set_position(s: &mut Session, body: &Map<String, Value>) -> Result<(), Fail> 
         }
         None => Vec::new(),
     };
-    s.reset(rules, Some(start), &moves).map_err(Fail::bad)
+    s.reset(rules, Some(start), &moves).map_err(Fail::from)
 }
 
 /// The game with the undone moves replayed (the whole line).

@@ -10,8 +10,8 @@
 //! were started, so the events of a search that was stopped are dropped.
 
 use crate::board::Color;
-use crate::engine::{Engine, EngineEvent};
-use crate::moves::Move;
+use crate::engine::{Engine, EngineEvent, OptionError};
+use crate::moves::{Move, MoveError};
 use crate::position::Position;
 use crate::record::game::Game;
 use crate::rules::RuleSet;
@@ -140,16 +140,38 @@ impl Shared {
     }
 }
 
+/// Why a session request was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// An engine option (or rule set) the engine refuses.
+    #[error(transparent)]
+    Option(#[from] OptionError),
+    /// A move that is not legal here.
+    #[error(transparent)]
+    Move(#[from] MoveError),
+    /// The session's event thread could not start.
+    #[error("cannot start a session thread: {0}")]
+    Thread(std::io::Error),
+    /// `goto` past the last move.
+    #[error("ply {ply} is past the last move ({last})")]
+    PastEnd {
+        /// The ply asked for.
+        ply: usize,
+        /// The last ply of the game.
+        last: usize,
+    },
+}
+
 /// A new session with its pump thread. `engine_options` go to
 /// [`Engine::set_option`] (Threads, Hash).
 ///
 /// # Errors
 /// An option the engine refuses, or the pump thread cannot start.
-pub fn open(engine_options: &[(&str, String)]) -> Result<Arc<Shared>, String> {
+pub fn open(engine_options: &[(&str, String)]) -> Result<Arc<Shared>, SessionError> {
     let (tx, rx) = crossbeam_channel::unbounded();
     let mut engine = Engine::new(tx);
     for (k, v) in engine_options {
-        engine.set_option(k, v).map_err(|e| e.to_string())?;
+        engine.set_option(k, v)?;
     }
     let rules = engine.rules();
     let session = Session {
@@ -176,7 +198,7 @@ pub fn open(engine_options: &[(&str, String)]) -> Result<Arc<Shared>, String> {
 }
 
 /// Reads the engine's events into the session until the engine is gone.
-fn spawn_pump(shared: Weak<Shared>, rx: Receiver<EngineEvent>) -> Result<(), String> {
+fn spawn_pump(shared: Weak<Shared>, rx: Receiver<EngineEvent>) -> Result<(), SessionError> {
     std::thread::Builder::new()
         .name("annex-serve-pump".into())
         .spawn(move || {
@@ -187,7 +209,7 @@ fn spawn_pump(shared: Weak<Shared>, rx: Receiver<EngineEvent>) -> Result<(), Str
             }
         })
         .map(|_| ())
-        .map_err(|e| format!("cannot start a session thread: {e}"))
+        .map_err(SessionError::Thread)
 }
 
 /// Black's view of a score for the side to move of `pos`.
@@ -275,17 +297,17 @@ impl Session {
         rules: RuleSet,
         start: Option<Position>,
         moves: &[Move],
-    ) -> Result<(), String> {
+    ) -> Result<(), SessionError> {
         let mut game = match start {
             Some(p) => Game::from_position(p, rules),
             None => Game::new(rules),
         };
         for &m in moves {
-            game.play(m).map_err(|e| e.to_string())?;
+            game.play(m)?;
         }
         self.stop_and_wait();
         if rules != self.rules() {
-            self.engine.set_rules(rules).map_err(|e| e.to_string())?;
+            self.engine.set_rules(rules)?;
         }
         self.engine.new_game();
         self.game = game;
@@ -301,8 +323,8 @@ impl Session {
     ///
     /// # Errors
     /// Illegal or ambiguous move; nothing changes.
-    pub fn play(&mut self, m: Move) -> Result<Move, String> {
-        let m = self.game.play(m).map_err(|e| e.to_string())?;
+    pub fn play(&mut self, m: Move) -> Result<Move, SessionError> {
+        let m = self.game.play(m)?;
         self.after_move(m);
         self.kick();
         Ok(m)
@@ -374,10 +396,10 @@ impl Session {
     ///
     /// # Errors
     /// `ply` is past the last move.
-    pub fn goto(&mut self, ply: usize) -> Result<(), String> {
+    pub fn goto(&mut self, ply: usize) -> Result<(), SessionError> {
         let last = self.ply() + self.redo.len();
         if ply > last {
-            return Err(format!("ply {ply} is past the last move ({last})"));
+            return Err(SessionError::PastEnd { ply, last });
         }
         while self.ply() > ply {
             let m = self.game.moves()[self.ply() - 1];
