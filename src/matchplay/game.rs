@@ -119,84 +119,93 @@ pub fn play_game(r: &Referee, g: &GameSpec, sides: [Side<'_>; 2]) -> GameRecord 
         } else {
             &mut white
         };
-        let ci = c as usize;
-        let allowed = [clocks[ci], side.limit.movetime]
-            .into_iter()
-            .flatten()
-            .min()
-            .unwrap_or(r.hang);
-        let t0 = Instant::now();
-        let req = MoveRequest {
-            start: &g.start,
-            moves: &rec.moves,
-            times: &rec.times,
-            position: &pos,
-            clocks,
-            limit: &side.limit,
-            deadline: t0 + allowed + r.margin,
-        };
-        let reply = match side.client.go(&req) {
-            Ok(x) => x,
-            Err(f) => {
-                if !matches!(f, Failure::Crash(_)) {
-                    side.client.kill();
-                }
-                let reason = match &f {
-                    Failure::Timeout(_) => format!(
-                        "{} did not move within {:.3} s",
-                        side.name,
-                        (allowed + r.margin).as_secs_f64()
-                    ),
-                    Failure::Crash(m) => format!("{} crashed ({m})", side.name),
-                    Failure::Protocol(m) | Failure::Setting(m) => {
-                        format!("{} made a protocol error: {m}", side.name)
-                    }
-                };
-                forfeit(&mut rec, c, forfeit_kind(&f), reason);
-                return rec;
-            }
-        };
-        let elapsed = reply.at.saturating_duration_since(t0);
-        if let Some(clock) = clocks[ci].as_mut() {
-            if elapsed > *clock + r.margin {
-                side.client.kill();
-                let reason = format!(
-                    "{} lost on time ({:.3} s used, {:.3} s left)",
-                    side.name,
-                    elapsed.as_secs_f64(),
-                    clock.as_secs_f64()
-                );
-                forfeit(&mut rec, c, Termination::Timeout, reason);
-                return rec;
-            }
-            *clock = clock.saturating_sub(elapsed) + side.limit.tc.map(|t| t.1).unwrap_or_default();
-        }
-        if reply.text.eq_ignore_ascii_case("resign") {
-            forfeit(
-                &mut rec,
-                c,
-                Termination::Resign,
-                format!("{} resigned", side.name),
-            );
-            return rec;
-        }
-        let played = reply
-            .text
-            .parse::<Move>()
-            .map_err(|e| e.to_string())
-            .and_then(|m| pos.play(&r.rules, m).map_err(|e| e.to_string()));
-        match played {
-            Ok((m, next)) => {
+        match engine_move(r, g, side, &pos, &rec, &mut clocks) {
+            Ok((m, next, secs, eval)) => {
                 rec.moves.push(m);
-                rec.times.push(elapsed.as_secs_f64());
-                rec.evals.push(reply.eval);
+                rec.times.push(secs);
+                rec.evals.push(eval);
                 pos = next;
             }
-            Err(e) => {
-                let reason = format!("{} played '{}' in {} ({e})", side.name, reply.text, pos);
-                forfeit(&mut rec, c, Termination::Illegal, reason);
+            Err((end, reason)) => {
+                forfeit(&mut rec, c, end, reason);
                 return rec;
             }
         }
     }
+}
+
+/// A move played: the move, the position after it, the seconds it took and
+/// the engine's evaluation.
+type Played = (Move, Position, f64, Option<f64>);
+
+/// Asks `side` (to move in `pos`) for its move and checks it against the
+/// clock and the rules; `Err` is the forfeit (how the game ends, why).
+fn engine_move(
+    r: &Referee,
+    g: &GameSpec,
+    side: &mut Side<'_>,
+    pos: &Position,
+    rec: &GameRecord,
+    clocks: &mut [Option<Duration>; 2],
+) -> Result<Played, (Termination, String)> {
+    let ci = pos.side as usize;
+    let allowed = [clocks[ci], side.limit.movetime]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(r.hang);
+    let t0 = Instant::now();
+    let req = MoveRequest {
+        start: &g.start,
+        moves: &rec.moves,
+        times: &rec.times,
+        position: pos,
+        clocks: *clocks,
+        limit: &side.limit,
+        deadline: t0 + allowed + r.margin,
+    };
+    let reply = side.client.go(&req).map_err(|f| {
+        if !matches!(f, Failure::Crash(_)) {
+            side.client.kill();
+        }
+        let reason = match &f {
+            Failure::Timeout(_) => format!(
+                "{} did not move within {:.3} s",
+                side.name,
+                (allowed + r.margin).as_secs_f64()
+            ),
+            Failure::Crash(m) => format!("{} crashed ({m})", side.name),
+            Failure::Protocol(m) | Failure::Setting(m) => {
+                format!("{} made a protocol error: {m}", side.name)
+            }
+        };
+        (forfeit_kind(&f), reason)
+    })?;
+    let elapsed = reply.at.saturating_duration_since(t0);
+    if let Some(clock) = clocks[ci].as_mut() {
+        if elapsed > *clock + r.margin {
+            side.client.kill();
+            let reason = format!(
+                "{} lost on time ({:.3} s used, {:.3} s left)",
+                side.name,
+                elapsed.as_secs_f64(),
+                clock.as_secs_f64()
+            );
+            return Err((Termination::Timeout, reason));
+        }
+        *clock = clock.saturating_sub(elapsed) + side.limit.tc.map(|t| t.1).unwrap_or_default();
+    }
+    if reply.text.eq_ignore_ascii_case("resign") {
+        return Err((Termination::Resign, format!("{} resigned", side.name)));
+    }
+    reply
+        .text
+        .parse::<Move>()
+        .map_err(|e| e.to_string())
+        .and_then(|m| pos.play(&r.rules, m).map_err(|e| e.to_string()))
+        .map(|(m, next)| (m, next, elapsed.as_secs_f64(), reply.eval))
+        .map_err(|e| {
+            let reason = format!("{} played '{}' in {} ({e})", side.name, reply.text, pos);
+            (Termination::Illegal, reason)
+        })
 }

@@ -278,24 +278,7 @@ pub fn run_match(
     }
     // Check every engine starts before spawning the workers.
     if !todo.is_empty() {
-        let rules = cfg.rules;
-        for e in &mut cfg.engines {
-            let mut c = connect(e, &rules, &e.name).map_err(|failure| MatchError::Engine {
-                name: e.name.clone(),
-                failure,
-            })?;
-            e.protocol = Some(c.protocol());
-            progress(&format!(
-                "Engine {}: {} ({}){}",
-                e.name,
-                e.command,
-                c.protocol(),
-                c.engine_name()
-                    .map(|n| format!(", id '{n}'"))
-                    .unwrap_or_default()
-            ));
-            c.quit();
-        }
+        probe_engines(&mut cfg, progress)?;
     }
     let referee = Referee {
         rules: cfg.rules,
@@ -332,7 +315,7 @@ pub fn run_match(
                 error.get_or_insert(e);
                 stop.store(true, Ordering::Relaxed);
             }
-            let mut line = format!(
+            let finished = format!(
                 "Finished game {} ({} vs {}): {} {{{}}}",
                 rec.number,
                 rec.black,
@@ -341,25 +324,8 @@ pub fn run_match(
                 describe(&rec)
             );
             done.insert(rec.number, (pair, rec));
-            let (a, b) = pairs[pair];
-            let g: Vec<&GameRecord> = done
-                .values()
-                .filter(|x| x.0 == pair)
-                .map(|x| &x.1)
-                .collect();
-            let w = tally(&g, &cfg.engines[a].name);
-            line += &format!(
-                "\nScore of {} vs {}: {} - {} - {} [{:.3}] {} ({} of {total} games done)",
-                cfg.engines[a].name,
-                cfg.engines[b].name,
-                w.wins,
-                w.losses,
-                w.draws,
-                w.score(),
-                w.games(),
-                done.len()
-            );
-            progress(&line);
+            let score = score_line(cfg, &done, pairs[pair], pair, total);
+            progress(&format!("{finished}\n{score}"));
             if let Some(Verdict::H0 | Verdict::H1) = verdict_of(&done)
                 && !stop.swap(true, Ordering::Relaxed)
             {
@@ -387,6 +353,58 @@ pub fn run_match(
         verdict: verdict_of(&done),
         resumed,
     })
+}
+
+/// Starts each engine once (handshake, protocol detection) before the
+/// workers do, fixing the detected protocol for every restart.
+fn probe_engines(cfg: &mut MatchConfig, progress: &mut dyn FnMut(&str)) -> Result<(), MatchError> {
+    let rules = cfg.rules;
+    for e in &mut cfg.engines {
+        let mut c = connect(e, &rules, &e.name).map_err(|failure| MatchError::Engine {
+            name: e.name.clone(),
+            failure,
+        })?;
+        e.protocol = Some(c.protocol());
+        progress(&format!(
+            "Engine {}: {} ({}){}",
+            e.name,
+            e.command,
+            c.protocol(),
+            c.engine_name()
+                .map(|n| format!(", id '{n}'"))
+                .unwrap_or_default()
+        ));
+        c.quit();
+    }
+    Ok(())
+}
+
+/// The running score of pair `pair` (engines `a`, `b`) for the progress
+/// report.
+fn score_line(
+    cfg: &MatchConfig,
+    done: &BTreeMap<usize, (usize, GameRecord)>,
+    (a, b): (usize, usize),
+    pair: usize,
+    total: usize,
+) -> String {
+    let g: Vec<&GameRecord> = done
+        .values()
+        .filter(|x| x.0 == pair)
+        .map(|x| &x.1)
+        .collect();
+    let w = tally(&g, &cfg.engines[a].name);
+    format!(
+        "Score of {} vs {}: {} - {} - {} [{:.3}] {} ({} of {total} games done)",
+        cfg.engines[a].name,
+        cfg.engines[b].name,
+        w.wins,
+        w.losses,
+        w.draws,
+        w.score(),
+        w.games(),
+        done.len()
+    )
 }
 
 /// A short description of how a game ended, cutechess-style.
