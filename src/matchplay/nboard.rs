@@ -121,6 +121,7 @@ impl Client for NBoard {
 
     fn go(&mut self, req: &MoveRequest<'_>) -> Result<Reply, Failure> {
         let h = GgfHeader {
+            place: "annex match",
             black: "black",
             white: "white",
             tc: req.limit.tc,

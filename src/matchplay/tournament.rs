@@ -104,6 +104,7 @@ fn save(
         _ => "r",
     };
     let h = GgfHeader {
+        place: "annex match",
         black: &rec.black,
         white: &rec.white,
         tc,

@@ -268,6 +268,8 @@ pub fn ggf_board(p: &Position) -> String {
 
 /// What a GGF game holds besides the moves.
 pub struct GgfHeader<'a> {
+    /// Where the game was played (`PC[…]`): `annex match`, `annex serve`.
+    pub place: &'a str,
     /// X's name.
     pub black: &'a str,
     /// O's name.
@@ -278,7 +280,7 @@ pub struct GgfHeader<'a> {
     pub rules: &'a RuleSet,
 }
 
-/// A GGF game: `(;GM[Othello]PC[annex match]DT[…]PB[…]PW[…]RE[…]TI[…]TY[8]
+/// A GGF game: `(;GM[Othello]PC[<place>]DT[…]PB[…]PW[…]RE[…]TI[…]TY[8]
 /// BO[…]B[f5/2.00/1.20]W[d6]…;)` (move/evaluation/seconds, both optional). `result` is `(X's score, flag)` with flag
 /// `""`, `"t"` (time) or `"r"` (resigned / forfeited); none for a game in
 /// progress. Moves are written lower case, a pass as `PA`.
@@ -291,7 +293,8 @@ pub fn ggf(
     result: Option<(i32, &str)>,
 ) -> String {
     let mut s = format!(
-        "(;GM[Othello]PC[annex match]DT[{}]PB[{}]PW[{}]",
+        "(;GM[Othello]PC[{}]DT[{}]PB[{}]PW[{}]",
+        h.place,
         ggf_date(SystemTime::now()),
         h.black,
         h.white
@@ -393,6 +396,7 @@ mod tests {
         let start = Position::start(&r);
         let (_, moves) = start.play_transcript("f5d6", &r).unwrap();
         let h = GgfHeader {
+            place: "annex match",
             black: "x",
             white: "y",
             tc: Some((Duration::from_secs(90), Duration::from_secs(1))),

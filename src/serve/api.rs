@@ -454,6 +454,7 @@ fn export(s: &Session, query: &HashMap<&str, &str>) -> Result<String, Fail> {
                 Player::Engine => "annex",
             };
             let h = GgfHeader {
+                place: "annex serve",
                 black: name(0),
                 white: name(1),
                 tc: None,
