@@ -251,21 +251,8 @@ pub fn run_match(
         std::fs::create_dir_all(out).map_err(|e| MatchError::io("create", out, e))?;
     }
     let (pairs, jobs) = schedule(&cfg);
-    let slots: Vec<Slot<'_>> = jobs
-        .iter()
-        .map(|j| Slot {
-            black: &cfg.engines[j.black].name,
-            white: &cfg.engines[j.white].name,
-            opening: j.spec.opening,
-        })
-        .collect();
-    let saved = load_saved(&cfg, &slots, progress)?;
-    drop(slots);
-    let resumed = saved.len();
-    let mut done: BTreeMap<usize, (usize, GameRecord)> = saved
-        .into_values()
-        .map(|r| (r.number, (jobs[r.number - 1].pair, r)))
-        .collect();
+    let mut done = saved_games(&cfg, &jobs, progress)?;
+    let resumed = done.len();
     let todo: Vec<Job> = jobs
         .iter()
         .filter(|j| !done.contains_key(&j.spec.number))
@@ -335,8 +322,43 @@ pub fn run_match(
         }
         error.map_or(Ok(()), Err)
     })?;
-    let games: Vec<GameRecord> = done.values().map(|x| x.1.clone()).collect();
-    let pair_results = pairs
+    Ok(MatchReport {
+        pairs: pair_results(&cfg, &pairs, &done),
+        games: done.values().map(|x| x.1.clone()).collect(),
+        verdict: verdict_of(&done),
+        resumed,
+    })
+}
+
+/// The games already in `--out` (checked against this match's settings),
+/// by number, each with its pair.
+fn saved_games(
+    cfg: &MatchConfig,
+    jobs: &[Job],
+    progress: &mut dyn FnMut(&str),
+) -> Result<BTreeMap<usize, (usize, GameRecord)>, MatchError> {
+    let slots: Vec<Slot<'_>> = jobs
+        .iter()
+        .map(|j| Slot {
+            black: &cfg.engines[j.black].name,
+            white: &cfg.engines[j.white].name,
+            opening: j.spec.opening,
+        })
+        .collect();
+    let saved = load_saved(cfg, &slots, progress)?;
+    Ok(saved
+        .into_values()
+        .map(|r| (r.number, (jobs[r.number - 1].pair, r)))
+        .collect())
+}
+
+/// Each pair's result, from the games played.
+fn pair_results(
+    cfg: &MatchConfig,
+    pairs: &[(usize, usize)],
+    done: &BTreeMap<usize, (usize, GameRecord)>,
+) -> Vec<PairResult> {
+    pairs
         .iter()
         .enumerate()
         .map(|(p, &(a, b))| {
@@ -347,13 +369,7 @@ pub fn run_match(
                 wld: tally(&g, &cfg.engines[a].name),
             }
         })
-        .collect();
-    Ok(MatchReport {
-        pairs: pair_results,
-        games,
-        verdict: verdict_of(&done),
-        resumed,
-    })
+        .collect()
 }
 
 /// Starts each engine once (handshake, protocol detection) before the
