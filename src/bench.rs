@@ -14,9 +14,9 @@
 //! protocol's engine set-up too.
 
 use crate::cli::{ToolError, ToolResult, args};
+use crate::engine::Engine;
 use crate::position::Position;
 use crate::protocol::{Protocol, run_with};
-use crate::search::Config;
 use crossbeam_channel::{Receiver, Sender};
 use std::io::{self, BufReader, Read, Write};
 use std::time::{Duration, Instant};
@@ -176,8 +176,10 @@ impl Session {
             tx: out_tx,
             line: Vec::new(),
         });
+        let (ev_tx, ev_rx) = crossbeam_channel::unbounded();
+        let engine = Engine::new(ev_tx);
         std::thread::spawn(move || {
-            if let Err(e) = run_with(input, output, Some(Protocol::Uci), Config::default()) {
+            if let Err(e) = run_with(input, output, Some(Protocol::Uci), engine, ev_rx) {
                 log::error!("bench: protocol loop: {e}");
             }
         });
@@ -300,7 +302,6 @@ impl Write for ChannelWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::Engine;
     use crate::search::Limits;
 
     /// The bench through the protocol counts the same nodes as the same

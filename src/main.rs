@@ -23,6 +23,11 @@ struct Cli {
     /// the first command).
     #[arg(long)]
     protocol: Option<annex::protocol::Protocol>,
+    /// An engine option set before the first command, as `NAME=VALUE`
+    /// (repeatable; e.g. `--option Tie=second --option Hash=256`): for GUIs
+    /// that cannot send options, such as NBoard's.
+    #[arg(long = "option", value_name = "NAME=VALUE")]
+    options: Vec<String>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -52,8 +57,19 @@ enum Command {
     Serve(annex::serve::ServeArgs),
 }
 
-fn run_protocol(forced: Option<annex::protocol::Protocol>) -> ToolResult {
-    Ok(annex::protocol::run(forced, env_config())?)
+fn run_protocol(forced: Option<annex::protocol::Protocol>, options: &[String]) -> ToolResult {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let mut engine = annex::engine::Engine::new(tx);
+    engine.set_config(env_config());
+    for o in options {
+        let (name, value) = o
+            .split_once('=')
+            .ok_or_else(|| format!("--option '{o}': expected NAME=VALUE"))?;
+        engine
+            .set_option(name.trim(), value.trim())
+            .map_err(|e| format!("--option '{o}': {e}"))?;
+    }
+    Ok(annex::protocol::run(forced, engine, rx)?)
 }
 
 /// The search tunables: the defaults, overridden by
@@ -92,7 +108,7 @@ fn main() -> ExitCode {
                     env!("CARGO_PKG_VERSION")
                 );
             }
-            run_protocol(cli.protocol)
+            run_protocol(cli.protocol, &cli.options)
         }
         Some(Command::Perft(a)) => annex::perft::cli::run(&a),
         Some(Command::Book(c)) => annex::book::cli::run(&c),

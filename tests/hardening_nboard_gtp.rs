@@ -281,3 +281,38 @@ fn hardening_nboard_tie_second_scores() {
     // A bad option is reported, the rule kept.
     assert!(nboard_error(&mut a, "set option Tie third").contains("third"));
 }
+
+/// NBoard's GUI cannot send options, but it launches a command line:
+/// `annex --option Tie=second` sets the rule before the first command; a
+/// bad `--option` is one error line and a non-zero exit, not a session.
+#[test]
+fn hardening_option_flag_sets_tie_second_for_nboard() {
+    let board = "XXXXXXXXXXXXXXXXXXXXXXXXXXXOOOOOOOOOOOOOXOOOOOOOOXOOOOOO-XOOOOOO";
+    let mut a = Annex::spawn(&["--option", "Tie=second"]);
+    a.send("nboard 2");
+    a.expect_prefix("set myname");
+    a.send(&format!("set game {}", ggf_at(board, '*')));
+    a.send("go");
+    let done = a.expect_prefix("===");
+    assert!(done.starts_with("=== A8/-0.50/"), "{done}");
+    // Without the flag the same tie is a draw.
+    let mut b = nboard();
+    b.send(&format!("set game {}", ggf_at(board, '*')));
+    b.send("go");
+    let done = b.expect_prefix("===");
+    assert!(done.starts_with("=== A8/0.00/"), "{done}");
+    for bad in ["Tie=third", "Colour=red", "Tie"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_annex"))
+            .args(["--option", bad])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
+        assert!(
+            err.contains("--option") && err.lines().count() == 1,
+            "{bad}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{bad}");
+    }
+}

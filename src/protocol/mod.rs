@@ -20,7 +20,6 @@ pub mod reply;
 mod uci;
 
 use crate::engine::{Engine, EngineEvent, StopHandle};
-use crate::search::Config;
 use crossbeam_channel::{Receiver, Sender, select, unbounded};
 use std::fmt;
 use std::io::{self, BufRead, Write};
@@ -214,22 +213,27 @@ fn reader(
     let _ = tx.send(Input::Eof);
 }
 
-/// Runs a session on stdin/stdout until `quit` or end of input, with the
-/// search tunables `config`.
+/// Runs a session on stdin/stdout until `quit` or end of input, over
+/// `engine` (set up by the caller: tunables, options such as `annex
+/// --option Tie=second`), whose events arrive on `events`.
 ///
 /// # Errors
 /// Only I/O errors other than a closed stdout.
-pub fn run(forced: Option<Protocol>, config: Config) -> io::Result<()> {
+pub fn run(
+    forced: Option<Protocol>,
+    engine: Engine,
+    events: Receiver<EngineEvent>,
+) -> io::Result<()> {
     let input = Box::new(io::BufReader::new(io::stdin()));
     let output = Box::new(io::stdout());
-    match run_with(input, output, forced, config) {
+    match run_with(input, output, forced, engine, events) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         r => r,
     }
 }
 
-/// Runs a session on the given input and output, with the search tunables
-/// `config`.
+/// Runs a session on the given input and output over `engine`, whose
+/// events arrive on `ev_rx`.
 ///
 /// # Errors
 /// I/O errors of the output.
@@ -237,11 +241,9 @@ pub fn run_with(
     input: Box<dyn BufRead + Send>,
     output: Box<dyn Write + Send>,
     forced: Option<Protocol>,
-    config: Config,
+    engine: Engine,
+    ev_rx: Receiver<EngineEvent>,
 ) -> io::Result<()> {
-    let (ev_tx, ev_rx) = unbounded();
-    let mut engine = Engine::new(ev_tx);
-    engine.set_config(config);
     let stop = engine.stop_handle();
     let (in_tx, in_rx) = unbounded();
     std::thread::Builder::new()
