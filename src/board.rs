@@ -2,7 +2,7 @@
 //!
 //! [`Board`] holds two `u64`: the discs of the player to move and those of
 //! the opponent. Everything here is rule-independent except where a
-//! [`RuleSet`](crate::rules::RuleSet) option is passed explicitly; the
+//! [`RuleSet`] option is passed explicitly; the
 //! rule-aware move list lives in [`crate::moves`].
 //!
 //! ```

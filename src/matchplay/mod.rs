@@ -3,7 +3,7 @@
 //! * [`process`]: an engine child process as a channel of lines (every wait
 //!   has a deadline).
 //! * [`client`], [`uci`], [`nboard`], [`gtp`]: the client side of the three
-//!   protocols; [`connect`](crate::matchplay::connect) starts an engine,
+//!   protocols; [`connect`] starts an engine,
 //!   detecting its protocol by handshake.
 //! * [`game`]: the referee (our own rules code) playing one game.
 //! * [`crate::record::game_record`]: results, GGF, the `games.txt` lines
@@ -13,7 +13,7 @@
 //! * [`stats`]: score, Elo ± margin, LOS, SPRT.
 //! * [`openings`]: XOT-style opening lists.
 //! * [`tournament`]: the schedule, the worker threads and the accounting.
-//! * [`cli`](crate::matchplay::cli): `annex match`, the command line onto
+//! * [`cli`]: `annex match`, the command line onto
 //!   all of the above.
 //!
 //! Threads: `concurrency` workers each own one process per engine, reused

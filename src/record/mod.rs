@@ -1,12 +1,12 @@
 //! Game records, one home for reading and writing them:
 //!
-//! * [`game`](crate::record::game): the game a protocol session talks
+//! * [`game`]: the game a protocol session talks
 //!   about (start position, moves, the positions on the way).
-//! * [`ggf`](crate::record::ggf): the GGF reader (NBoard's `set game`).
-//! * [`game_record`](crate::record::game_record): a finished match game:
+//! * [`ggf`]: the GGF reader (NBoard's `set game`).
+//! * [`game_record`]: a finished match game:
 //!   result, termination, the GGF writer (what `ggf` reads) and the
 //!   `games.txt` lines.
-//! * [`gamedb`](crate::record::gamedb): readers for game databases (WTHOR,
+//! * [`gamedb`]: readers for game databases (WTHOR,
 //!   Logistello).
 //!
 //! Records use only the rules layers above them in `lib.rs` (up to

@@ -4,7 +4,7 @@
 //! A small HTTP server ([`tiny_http`]: blocking, one thread per request,
 //! no async runtime, as the rest of Annex uses std threads and crossbeam
 //! channels) serves one page, embedded in the binary, and a JSON API.
-//! Each page opens a session ([`session::Session`]) with its own game and
+//! Each page opens a session (`session::Session`) with its own game and
 //! engine, so a second page plays a game of its own; the page follows its
 //! session through Server-Sent Events (`GET /api/events`), which send the
 //! whole state at every change (a move, a deeper hint, the engine's move).

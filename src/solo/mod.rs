@@ -2,11 +2,11 @@
 //! `000_…`): one person plays both colours and tries to win 24 tiles.
 //!
 //! # Rules, as implemented
-//! - 24 tile squares ([`Layout`](crate::solo::Layout), default
+//! - 24 tile squares ([`Layout`], default
 //!   `c1 f1 b2 d2 e2 g2 a3 c3 f3 h3 b4 g4 b5 g5 a6 c6 f6 h6 b7 d7 e7 g7 c8 f8`)
 //!   hold 12 tiles of each colour, numbered 1–10 plus two blanks, shuffled
 //!   face down. The centre discs stand as in the `diagonal` start.
-//! - A move ([`SoloMove`](crate::solo::SoloMove)) is a colour and an empty square (no disc, no
+//! - A move ([`SoloMove`]) is a colour and an empty square (no disc, no
 //!   tile). In order: the disc is placed; every bracketed line of discs of
 //!   the other colour turns (a tile ends a line like an empty square); every
 //!   face-up tile of the other colour lying directly between the new disc
@@ -15,9 +15,9 @@
 //!   orthogonally next to the new disc is turned face up. A move is legal
 //!   when it turns at least one disc or wins at least one tile.
 //! - The game ends when every tile is won or no move is left; the player
-//!   may stop at any time. Score: tiles won ([`Objective::Tiles`](crate::solo::Objective::Tiles)); variant
+//!   may stop at any time. Score: tiles won ([`Objective::Tiles`]); variant
 //!   score: the sum of their numbers, doubled when all four blanks were won
-//!   ([`Objective::Variant`](crate::solo::Objective::Variant)).
+//!   ([`Objective::Variant`]).
 //!
 //! The order "turn, then take" cannot change an outcome: the disc beyond a
 //! won tile lies two steps from the new disc in the tile's direction, and a
@@ -25,13 +25,13 @@
 //! not a tile. The code still follows the rulebook order.
 //!
 //! # Information
-//! [`SoloState`](crate::solo::SoloState) is what the player sees: discs, tile squares, the identity
+//! [`SoloState`] is what the player sees: discs, tile squares, the identity
 //! of face-up tiles, the multiset of tiles still face down and the tiles
-//! won. [`Deal`](crate::solo::Deal) is the hidden truth (which tile lies on each square);
-//! [`SoloGame`](crate::solo::SoloGame) pairs the two and reveals tiles from the deal. Since tiles
+//! won. [`Deal`] is the hidden truth (which tile lies on each square);
+//! [`SoloGame`] pairs the two and reveals tiles from the deal. Since tiles
 //! are turned up by position only, every arrangement of the hidden
 //! multiset on the face-down squares is equally likely given what the
-//! player saw ([`Deal::sample`](crate::solo::Deal::sample)).
+//! player saw ([`Deal::sample`]).
 //!
 //! ```
 //! use annex::solo::{Layout, SoloGame, SoloMove};
