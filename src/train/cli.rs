@@ -453,19 +453,12 @@ fn write_engine_match(
         &openings[..a.games.min(openings.len())],
         &limits,
     );
-    let (elo, margin) = r.elo();
     writeln!(
         out,
-        "engine match pattern vs baseline, {} games (XOT, colours swapped), {} ms/move: +{} ={} -{}, score {:.1}%, Elo {:+.0} ± {:.0}, mean discs {:+.2} ({:.0} s)",
+        "engine match pattern vs baseline, {} games (XOT, colours swapped), {} ms/move: {} ({:.0} s)",
         r.games(),
         a.movetime_ms,
-        r.wins,
-        r.draws,
-        r.losses,
-        100.0 * r.score(),
-        elo,
-        margin,
-        r.discs as f64 / r.games().max(1) as f64,
+        r.summary(),
         t.elapsed().as_secs_f64()
     )?;
     Ok(())
@@ -506,20 +499,13 @@ fn write_gtp_matches(
     for &(ename, e) in players {
         let (r, per_move) = crate::train::measure::gtp_match(program, e, &lines, &limits)
             .map_err(ToolError::feature)?;
-        let (elo, margin) = r.elo();
         writeln!(
             out,
-            "{ename} vs {program}, {} games (XOT, colours swapped), annex {} ms/move, {program} {:.0} ms/move on average: +{} ={} -{}, score {:.1}%, Elo {:+.0} ± {:.0}, mean discs {:+.2} ({:.0} s)",
+            "{ename} vs {program}, {} games (XOT, colours swapped), annex {} ms/move, {program} {:.0} ms/move on average: {} ({:.0} s)",
             r.games(),
             a.gtp_movetime_ms,
             per_move * 1000.0,
-            r.wins,
-            r.draws,
-            r.losses,
-            100.0 * r.score(),
-            elo,
-            margin,
-            r.discs as f64 / r.games().max(1) as f64,
+            r.summary(),
             t.elapsed().as_secs_f64()
         )?;
     }
@@ -543,20 +529,13 @@ fn write_depth_match(
         a.match_depth,
         a.match_solve,
     );
-    let (elo, margin) = r.elo();
     writeln!(
         out,
-        "match pattern vs baseline, {} games (XOT, colours swapped), depth {}, solved from {} empties: +{} ={} -{}, score {:.1}%, Elo {:+.0} ± {:.0}, mean discs {:+.2} ({:.0} s)",
+        "match pattern vs baseline, {} games (XOT, colours swapped), depth {}, solved from {} empties: {} ({:.0} s)",
         r.games(),
         a.match_depth,
         a.match_solve,
-        r.wins,
-        r.draws,
-        r.losses,
-        100.0 * r.score(),
-        elo,
-        margin,
-        r.discs as f64 / r.games().max(1) as f64,
+        r.summary(),
         t.elapsed().as_secs_f64()
     )?;
     Ok(())

@@ -292,6 +292,21 @@ impl MatchResult {
         let hi = elo(s + 1.96 * se);
         (elo(s), (hi - lo) / 2.0)
     }
+
+    /// `+W =D -L, score S%, Elo E ± M, mean discs D`, as the reports print it.
+    pub fn summary(&self) -> String {
+        let (elo, margin) = self.elo();
+        format!(
+            "+{} ={} -{}, score {:.1}%, Elo {:+.0} ± {:.0}, mean discs {:+.2}",
+            self.wins,
+            self.draws,
+            self.losses,
+            100.0 * self.score(),
+            elo,
+            margin,
+            self.discs as f64 / self.games().max(1) as f64
+        )
+    }
 }
 
 /// Plays one game from `start` (Black to move when `start` is a fresh
