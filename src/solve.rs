@@ -52,25 +52,14 @@ fn parse_ranges(s: &str) -> Result<Vec<(usize, usize)>, String> {
         .collect()
 }
 
-/// Solves `pos` exactly (or WLD). A side that must pass passes: the
-/// position after the pass is solved and its score turned round (the
-/// engine answers a forced pass at once, unsearched).
+/// Solves `pos` exactly (or WLD); at a forced pass the engine solves the
+/// position after the pass and answers `pass` with its value.
 fn solve_one(
     engine: &mut Engine,
     rx: &crossbeam_channel::Receiver<EngineEvent>,
     pos: Position,
     mode: SolveMode,
 ) -> Result<BestMove, String> {
-    let rules = RuleSet::default();
-    if pos.must_pass(&rules) {
-        let mut r = solve_one(engine, rx, pos.play_unchecked(&rules, Move::PASS), mode)?;
-        r.score = -r.score;
-        r.tie = r.tie.map(|t| !t);
-        r.pv.insert(0, Move::PASS);
-        r.ponder = r.pv.get(1).copied();
-        r.best = Move::PASS;
-        return Ok(r);
-    }
     let limits = Limits {
         solve: Some(mode),
         ..Limits::default()
