@@ -303,52 +303,6 @@ impl Analyzer {
                 lines: Vec::new(),
             };
         }
-        if pos.must_pass(&rules) {
-            // Search the opponent's position and turn it round.
-            let next = pos.play_unchecked(&rules, Move::PASS);
-            let b = self.search(next);
-            let flip = |b: Bound| match b {
-                Bound::Exact => Bound::Exact,
-                Bound::Lower => Bound::Upper,
-                Bound::Upper => Bound::Lower,
-            };
-            let bound = b
-                .lines
-                .first()
-                .map(|l| flip(l.bound))
-                .unwrap_or(Bound::Exact);
-            let mut pv = vec![Move::PASS];
-            pv.extend(&b.pv);
-            let line = Info {
-                depth: b.depth,
-                selectivity: None,
-                score: -b.score,
-                tie: b.tie.map(|t| !t),
-                bound,
-                exact: b.exact,
-                wld: b.wld,
-                nodes: b.nodes,
-                nps: 0,
-                time: b.time,
-                hashfull: 0,
-                multipv: 1,
-                pv: pv.clone(),
-            };
-            return Analysis {
-                position: pos,
-                best: Some(Move::PASS),
-                score: -b.score,
-                tie: b.tie.map(|t| !t),
-                exact: b.exact,
-                wld: b.wld,
-                bound,
-                pv,
-                depth: b.depth,
-                nodes: b.nodes,
-                time: b.time,
-                lines: vec![line],
-            };
-        }
         let b = self.search(pos);
         let bound = b.lines.first().map(|l| l.bound).unwrap_or(Bound::Exact);
         Analysis {
