@@ -1,10 +1,9 @@
 //! The ranges of the tools' numeric arguments, written once: clap value
 //! parsers that reject a value out of range with exit code 2 and a message
-//! naming the range. The ranges are the protocol's where it has one
-//! (`Threads`, `Hash`, `MultiPV` of `Engine::option_specs`, NBoard's
-//! `set depth` 1–60).
+//! naming the range. The limits here are the one home of the ranges that
+//! the engine options (`Threads`, `Hash`, `MultiPV`) and the protocols
+//! (`go depth`, NBoard's `set depth`) use too.
 
-use crate::engine::{MAX_HASH_MB, MAX_THREADS};
 use clap::builder::{RangedU64ValueParser, TypedValueParser, ValueParser};
 
 /// Deepest search a tool accepts (NBoard's `set depth` range; a depth at
@@ -24,6 +23,12 @@ pub const MAX_MILLIS: u64 = i64::MAX as u64;
 
 /// Most lines of a multi-PV search (the `MultiPV` option's maximum).
 pub const MAX_MULTIPV: usize = 64;
+
+/// Largest `Hash` in MiB.
+pub const MAX_HASH_MB: usize = 1 << 16;
+
+/// Largest `Threads`.
+pub const MAX_THREADS: usize = 256;
 
 /// Search and worker threads: 1 to the engine's `Threads` maximum.
 pub fn threads() -> RangedU64ValueParser<usize> {

@@ -58,10 +58,7 @@ pub enum EngineEvent {
     Debug(String),
 }
 
-/// Largest `Hash` in MiB.
-pub const MAX_HASH_MB: usize = 1 << 16;
-/// Largest `Threads`.
-pub const MAX_THREADS: usize = 256;
+pub use crate::cli::args::{MAX_HASH_MB, MAX_THREADS};
 /// Default `Hash` in MiB.
 pub const DEFAULT_HASH_MB: usize = 64;
 /// Largest `Move Overhead` in milliseconds.

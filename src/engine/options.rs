@@ -299,8 +299,7 @@ impl Engine {
     }
 }
 
-/// Largest `MultiPV`.
-pub const MAX_MULTIPV: usize = 64;
+pub use crate::cli::args::MAX_MULTIPV;
 
 /// What a successful [`Engine::set_option`] did that its caller may have
 /// to follow.

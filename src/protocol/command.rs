@@ -22,10 +22,9 @@ use std::time::Duration;
 
 /// Deepest `perft` the protocol accepts (it runs synchronously).
 pub const MAX_PERFT_DEPTH: u32 = 16;
-/// Deepest `go depth`: a depth at or beyond the empties solves exactly.
-pub const MAX_GO_DEPTH: u32 = 60;
-/// Most lines of `go multipv` (the `MultiPV` option's maximum).
-pub const MAX_MULTIPV: usize = 64;
+/// Deepest `go depth` (a depth at or beyond the empties solves exactly) and
+/// most lines of `go multipv`: the engine's limits.
+pub use crate::cli::args::{MAX_DEPTH as MAX_GO_DEPTH, MAX_MULTIPV};
 /// Largest `movestogo`.
 pub const MAX_MOVES_TO_GO: u32 = 1000;
 /// Largest time in milliseconds (`movetime`, clocks, increments): about

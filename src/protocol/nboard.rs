@@ -244,7 +244,7 @@ impl NBoard {
             "depth" => {
                 let d = one("set depth", "depth", rest)?;
                 match d.parse::<u32>() {
-                    Ok(v) if (1..=60).contains(&v) => self.depth = v,
+                    Ok(v) if (1..=crate::cli::args::MAX_DEPTH).contains(&v) => self.depth = v,
                     _ => {
                         return Err(msg(format!(
                             "set depth: invalid depth '{}' (1..60)",
