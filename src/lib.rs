@@ -49,6 +49,8 @@ pub mod analyze;
 // Engine-versus-engine matches (`annex match`): protocol clients, referee,
 // statistics.
 pub mod matchplay;
+// Self-play training data (`annex datagen`) and its file format.
+pub mod datagen;
 // Training the pattern evaluation from game records (`annex train`,
 // `annex eval-measure`).
 pub mod train;
