@@ -153,7 +153,7 @@ fn check_header(h: &[u8]) -> Result<(), String> {
 pub fn decode(bytes: &[u8]) -> Result<Vec<Record>, String> {
     check_header(bytes)?;
     let body = &bytes[HEADER_SIZE..];
-    if body.len() % RECORD_SIZE != 0 {
+    if !body.len().is_multiple_of(RECORD_SIZE) {
         return Err(format!(
             "truncated: {} bytes after the header is not a whole number of {RECORD_SIZE}-byte records",
             body.len()
