@@ -45,6 +45,8 @@ enum Command {
     Solve(annex::solve::SolveArgs),
     /// Search fixed positions at a fixed depth: the node-count signature.
     Bench(annex::bench::BenchArgs),
+    /// Self-play training data: engine games with exact endgames, in shards.
+    Datagen(annex::datagen::cli::DatagenArgs),
     /// Train the pattern evaluation from game records.
     Train(train_tool::TrainArgs),
     /// Measure an evaluation: accuracy, speed, self-play strength.
@@ -120,6 +122,7 @@ fn main() -> ExitCode {
             }
             annex::bench::run(&a).map(|_| ())
         }
+        Some(Command::Datagen(a)) => annex::datagen::cli::run_cli(&a),
         Some(Command::Train(a)) => train_tool::run(&a),
         Some(Command::EvalMeasure(a)) => train_tool::measure(&a),
         Some(Command::Match(a)) => annex::matchplay::cli::run(&a),

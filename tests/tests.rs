@@ -23,3 +23,4 @@ mod hardening_tools;
 mod hardening_match;
 mod hardening_nboard_gtp;
 mod serve;
+mod datagen;

@@ -1,5 +1,257 @@
 //! Self-play training data (`annex datagen`): games played by the engine
 //! from varied openings, every position labelled with the result of good
-//! play from it. The file format is in [`format`].
+//! play from it. The file format is in [`format`]; the command line in
+//! [`cli`]; the parallel, ordered writer in [`run`].
+//!
+//! Game `g` of a run is a pure function of the seed, `g` and the
+//! [`Settings`]: a generator seeded from `(seed, g)` picks the opening (a
+//! line of the openings list, or the start position) and then plays
+//! `random_moves` uniformly random moves; from there a one-thread engine
+//! with a table cleared for the game plays every move at a fixed depth or
+//! node budget, and exactly (an exact solve, the best move played) from
+//! `solve_empties` empties on. The positions from the first engine move on
+//! are recorded (the opening's and the random moves' positions are not:
+//! the move played from them was not a good one, so the game's result
+//! would be a poor label for them); positions where the side to move must
+//! pass are not recorded.
+//!
+//! Labels, for the side to move, empties to the winner: a solved position
+//! gets its own exact value; an earlier one the exact value of the game's
+//! first solved position (the game's result under perfect play from
+//! there), or the final result when nothing was solved. Search scores are
+//! the engine's score in whole discs times 32 (the facade reports whole
+//! discs).
 
+pub mod cli;
 pub mod format;
+pub mod run;
+
+use crate::board::{Board, Color};
+use crate::engine::Engine;
+use crate::eval::Evaluator;
+use crate::position::Position;
+use crate::rng::{self, Rng};
+use crate::search::{Limits, SolveMode};
+use format::{FLAG_SOLVED, Record};
+
+/// How hard the engine thinks on a move before the solve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Budget {
+    /// Iterative deepening to this depth.
+    Depth(u32),
+    /// At most this many nodes (deterministic: one thread).
+    Nodes(u64),
+}
+
+/// Where games start.
+#[derive(Clone, Debug)]
+pub enum Openings {
+    /// The start position (random moves make the variety).
+    Start,
+    /// Positions to draw from (an XOT list, or any openings file).
+    List(Vec<Position>),
+}
+
+/// Everything a game depends on besides its index.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// The run's seed.
+    pub seed: u64,
+    /// The engine's budget per move.
+    pub budget: Budget,
+    /// Solve exactly from this many empties on (0: never).
+    pub solve_empties: u32,
+    /// Uniformly random moves after the opening.
+    pub random_moves: u32,
+    /// Table size per worker in MiB.
+    pub hash_mb: usize,
+    /// The evaluation the engine plays with.
+    pub evaluator: Evaluator,
+}
+
+/// A one-thread engine for playing games; events are dropped.
+pub struct Player {
+    engine: Engine,
+}
+
+impl Player {
+    /// An engine with `settings`' table and evaluation, no book.
+    ///
+    /// # Errors
+    /// The table size is refused.
+    pub fn new(settings: &Settings) -> Result<Player, String> {
+        let (tx, _) = crossbeam_channel::unbounded();
+        let mut engine = Engine::new(tx);
+        engine.set_own_book(false).map_err(|e| e.to_string())?;
+        engine
+            .set_hash(settings.hash_mb)
+            .map_err(|e| e.to_string())?;
+        engine.set_evaluator(settings.evaluator.clone());
+        Ok(Player { engine })
+    }
+}
+
+/// The generator of game `g` under `seed`.
+pub fn game_rng(seed: u64, g: u64) -> Rng {
+    Rng::new(rng::hash(
+        seed ^ rng::mix(g.wrapping_add(0x6461_7461_6765_6e21)),
+    ))
+}
+
+/// The side to move passes, or plays square `sq`.
+fn advance(pos: Position, sq: Option<usize>) -> Position {
+    let board = match sq {
+        Some(sq) => pos.board.play_square(sq),
+        None => pos.board.pass(),
+    };
+    Position {
+        board,
+        side: pos.side.other(),
+    }
+}
+
+/// The opening and random moves of game `g`: where the engine takes over.
+pub fn start_of_game(settings: &Settings, openings: &Openings, g: u64) -> Position {
+    let mut rng = game_rng(settings.seed, g);
+    let mut pos = match openings {
+        Openings::List(v) if !v.is_empty() => v[rng.index(v.len())],
+        _ => Position::start(&Default::default()),
+    };
+    let mut played = 0;
+    while played < settings.random_moves && !pos.board.is_game_over() {
+        let moves = pos.board.legal_moves();
+        if moves == 0 {
+            pos = advance(pos, None);
+            continue;
+        }
+        pos = advance(pos, Some(rng.pick_bit(moves)));
+        played += 1;
+    }
+    pos
+}
+
+/// One recorded position before its label is known.
+struct Ply {
+    board: Board,
+    side: Color,
+    /// Exact value for the side to move, when solved.
+    exact: Option<i32>,
+    /// Search score in discs.
+    score: i32,
+}
+
+/// Plays game `g` and returns its records.
+///
+/// # Errors
+/// The engine answered a move that is not legal (a bug).
+pub fn play_game(
+    player: &mut Player,
+    settings: &Settings,
+    openings: &Openings,
+    g: u64,
+) -> Result<Vec<Record>, String> {
+    let mut pos = start_of_game(settings, openings, g);
+    let engine = &mut player.engine;
+    engine.new_game();
+    let mut plies = Vec::with_capacity(60);
+    loop {
+        let moves = pos.board.legal_moves();
+        if moves == 0 {
+            if pos.board.is_game_over() {
+                break;
+            }
+            pos = advance(pos, None);
+            continue;
+        }
+        let solve = pos.board.empties() <= settings.solve_empties;
+        let limits = match (solve, settings.budget) {
+            (true, _) => Limits {
+                solve: Some(SolveMode::Exact),
+                ..Limits::default()
+            },
+            (false, Budget::Depth(d)) => Limits {
+                depth: Some(d),
+                ..Limits::default()
+            },
+            (false, Budget::Nodes(n)) => Limits {
+                nodes: Some(n),
+                ..Limits::default()
+            },
+        };
+        let bm = engine.search_sync(pos, limits);
+        let sq = bm
+            .best
+            .to_square()
+            .map(|s| s.index())
+            .filter(|&s| moves >> s & 1 == 1)
+            .ok_or_else(|| format!("game {g}: the engine answered {} (not legal)", bm.best))?;
+        plies.push(Ply {
+            board: pos.board,
+            side: pos.side,
+            exact: solve.then_some(bm.score),
+            score: bm.score,
+        });
+        pos = advance(pos, Some(sq));
+    }
+    Ok(label(plies, &pos, g))
+}
+
+/// Labels the plies of a game that ended in `last`.
+fn label(plies: Vec<Ply>, last: &Position, g: u64) -> Vec<Record> {
+    let black = |side: Color, v: i32| if side == Color::Black { v } else { -v };
+    let played = black(last.side, last.board.final_score(Default::default()));
+    let first_solved = plies.iter().find_map(|p| p.exact.map(|v| black(p.side, v)));
+    if let Some(v) = first_solved
+        && v != played
+    {
+        log::warn!("game {g}: solved value {v} but the game ended {played} (for Black)");
+    }
+    let result = first_solved.unwrap_or(played);
+    plies
+        .iter()
+        .map(|p| {
+            let l = p.exact.unwrap_or_else(|| black(p.side, result));
+            Record {
+                player: p.board.player,
+                opponent: p.board.opponent,
+                label: l.clamp(-64, 64) as i8,
+                flags: if p.exact.is_some() { FLAG_SOLVED } else { 0 },
+                search: (p.score.clamp(-64, 64) * crate::search::DISC) as i16,
+                game: g as u32,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> Settings {
+        Settings {
+            seed: 3,
+            budget: Budget::Depth(1),
+            solve_empties: 8,
+            random_moves: 20,
+            hash_mb: 1,
+            evaluator: Evaluator::Simple,
+        }
+    }
+
+    #[test]
+    fn a_game_is_a_function_of_seed_and_index() {
+        let s = settings();
+        let mut p = Player::new(&s).unwrap();
+        let a = play_game(&mut p, &s, &Openings::Start, 5).unwrap();
+        let b = play_game(&mut p, &s, &Openings::Start, 5).unwrap();
+        let c = play_game(&mut p, &s, &Openings::Start, 6).unwrap();
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        // 20 random moves, then the engine: at most 40 positions, the
+        // last few solved, all of game 5.
+        assert!(a.len() <= 40 && a.len() > 8, "{}", a.len());
+        assert!(a.iter().all(|r| r.game == 5));
+        assert!(a.last().unwrap().solved() && !a[0].solved());
+        assert_eq!(a[0].empties(), 40);
+    }
+}

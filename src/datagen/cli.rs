@@ -1,0 +1,313 @@
+//! `annex datagen`: the command line of [`crate::datagen`], and `annex
+//! datagen merge`, which joins the shards of a run into the file of the
+//! whole run (byte for byte what one unsharded run writes).
+
+use super::format::{HEADER_SIZE, RECORD_SIZE, Record, write_header};
+use super::run::{Summary, run, shard_range};
+use super::{Budget, Openings, Settings};
+use crate::cli::{ToolResult, args};
+use crate::eval::Evaluator;
+use crate::matchplay::openings::parse_openings;
+use crate::position::Position;
+use crate::rules::RuleSet;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Arguments of `annex datagen`.
+#[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct DatagenArgs {
+    /// `merge`: join shards.
+    #[command(subcommand)]
+    pub command: Option<DatagenCommand>,
+    /// The run's settings.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Subcommands of `annex datagen`.
+#[derive(clap::Subcommand, Debug)]
+pub enum DatagenCommand {
+    /// Join the shard files of one run (in any order) into one file.
+    Merge(MergeArgs),
+}
+
+/// Arguments of `annex datagen merge`.
+#[derive(clap::Args, Debug)]
+pub struct MergeArgs {
+    /// The merged file.
+    #[arg(long, short)]
+    pub out: PathBuf,
+    /// The shard files.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+}
+
+/// Arguments of a data generation run.
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// Games in the whole run (all shards together; at least 1).
+    #[arg(long, required = true, value_parser = args::positive_u64())]
+    pub games: Option<u64>,
+    /// The output file (`.adg`).
+    #[arg(long, short, required = true)]
+    pub out: Option<PathBuf>,
+    /// Seed: the run is a pure function of the seed and the settings.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Play only shard I of N of the run (`0/1`: all): the games
+    /// `[I*G/N, (I+1)*G/N)`.
+    #[arg(long, default_value = "0/1", value_parser = parse_shard)]
+    pub shard: (u64, u64),
+    /// Search depth of each move before the solve (1-60).
+    #[arg(long, default_value_t = 10, value_parser = args::depth(), conflicts_with = "nodes")]
+    pub depth: u32,
+    /// Search each move with this many nodes instead of a depth.
+    #[arg(long, value_parser = args::positive_u64())]
+    pub nodes: Option<u64>,
+    /// Solve exactly (and play perfectly) from this many empties on (0 = never; 0-60).
+    #[arg(long, default_value_t = 20, value_parser = args::depth_or_off())]
+    pub solve_empties: u32,
+    /// Openings: `xot` (the XOT list in the data folder), `random` (the
+    /// start position; the random moves make the variety) or a file of
+    /// openings (transcripts or board strings, as for `annex match`).
+    #[arg(long, default_value = "xot")]
+    pub openings: String,
+    /// Uniformly random moves after the opening (default: 2, or 10 with
+    /// `--openings random`; at most 60).
+    #[arg(long, value_parser = args::depth_or_off())]
+    pub random_moves: Option<u32>,
+    /// Worker threads, each playing its own games on one search thread (1-256).
+    #[arg(long, default_value_t = 1, value_parser = args::threads())]
+    pub threads: usize,
+    /// Transposition table per worker in MiB (1-65536).
+    #[arg(long, default_value_t = 16, value_parser = args::hash_mb())]
+    pub hash: usize,
+    /// Evaluation: a weights file of `annex train`, `embedded` or `simple`.
+    #[arg(long, default_value = "embedded")]
+    pub eval: String,
+    /// Shared data folder (holds openings/xot/).
+    #[arg(long, default_value = "../shared/data")]
+    pub data: PathBuf,
+    /// Seconds between progress lines on stderr (0 = none).
+    #[arg(long, default_value_t = 5)]
+    pub progress: u64,
+}
+
+/// Parses `I/N` with `I < N`.
+fn parse_shard(s: &str) -> Result<(u64, u64), String> {
+    let (i, n) = s
+        .split_once('/')
+        .ok_or_else(|| "expected I/N (e.g. 3/100)".to_string())?;
+    let i: u64 = i
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad shard index '{i}'"))?;
+    let n: u64 = n
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad shard count '{n}'"))?;
+    if n == 0 || i >= n {
+        return Err(format!("shard {i}/{n}: need 0 <= I < N"));
+    }
+    Ok((i, n))
+}
+
+/// The XOT list under the data folder.
+const XOT: &str = "openings/xot/openingslarge.txt";
+
+/// Reads the openings named by `--openings`.
+fn load_openings(a: &RunArgs) -> ToolResult<Openings> {
+    let path = match a.openings.as_str() {
+        "random" => return Ok(Openings::Start),
+        "xot" => a.data.join(XOT),
+        p => PathBuf::from(p),
+    };
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read the openings {}: {e}", path.display()))?;
+    let rules = RuleSet::default();
+    let list = parse_openings(&text, &rules)
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .into_iter()
+        .map(|o| {
+            o.moves
+                .iter()
+                .fold(o.start, |p: Position, m| p.play_unchecked(&rules, *m))
+        })
+        .collect::<Vec<_>>();
+    if list.is_empty() {
+        return Err(format!("{}: no openings", path.display()).into());
+    }
+    Ok(Openings::List(list))
+}
+
+/// Runs `annex datagen` (or its `merge`).
+///
+/// # Errors
+/// Bad arguments or files, or a failed write.
+pub fn run_cli(a: &DatagenArgs) -> ToolResult {
+    if let Some(DatagenCommand::Merge(m)) = &a.command {
+        return merge_cli(m);
+    }
+    let r = &a.run;
+    let (Some(games), Some(out_path)) = (r.games, r.out.as_ref()) else {
+        return Err("--games and --out are required".into());
+    };
+    let openings = load_openings(r)?;
+    let settings = Settings {
+        seed: r.seed,
+        budget: r.nodes.map_or(Budget::Depth(r.depth), Budget::Nodes),
+        solve_empties: r.solve_empties,
+        random_moves: r.random_moves.unwrap_or(match openings {
+            Openings::Start => 10,
+            Openings::List(_) => 2,
+        }),
+        hash_mb: r.hash,
+        evaluator: Evaluator::from_file(&r.eval)?,
+    };
+    let range = shard_range(games, r.shard.0, r.shard.1);
+    let file =
+        File::create(out_path).map_err(|e| format!("cannot create {}: {e}", out_path.display()))?;
+    let mut out = BufWriter::with_capacity(1 << 16, file);
+    let t = Instant::now();
+    let progress = (r.progress > 0).then(|| Duration::from_secs(r.progress));
+    let sum = run(
+        &settings,
+        &openings,
+        range.clone(),
+        r.threads,
+        &mut out,
+        progress,
+    )
+    .map_err(|e| format!("{}: {e}", out_path.display()))?;
+    let mut stdout = std::io::stdout().lock();
+    writeln!(
+        stdout,
+        "datagen: games {}..{} of {games}: {} games, {} positions ({} solved) to {} in {:.1} s",
+        range.start,
+        range.end,
+        sum.games,
+        sum.positions,
+        sum.solved,
+        out_path.display(),
+        t.elapsed().as_secs_f64()
+    )?;
+    Ok(())
+}
+
+/// Runs `annex datagen merge`.
+fn merge_cli(m: &MergeArgs) -> ToolResult {
+    let sum = merge(&m.inputs, &m.out)?;
+    writeln!(
+        std::io::stdout().lock(),
+        "datagen merge: {} files, {} games, {} positions to {}",
+        m.inputs.len(),
+        sum.games,
+        sum.positions,
+        m.out.display()
+    )?;
+    Ok(())
+}
+
+/// A shard to merge: its path and first game (`None`: empty).
+struct Shard {
+    path: PathBuf,
+    first_game: Option<u32>,
+}
+
+/// Checks a shard's header and peeks at its first game.
+fn peek_shard(path: &Path) -> Result<Shard, String> {
+    let name = path.display();
+    let mut head = [0u8; HEADER_SIZE + RECORD_SIZE];
+    let n = File::open(path)
+        .and_then(|mut f| read_full(&mut f, &mut head))
+        .map_err(|e| format!("{name}: {e}"))?;
+    super::format::decode(&head[..n.min(HEADER_SIZE)]).map_err(|e| format!("{name}: {e}"))?;
+    let first_game = (n == head.len())
+        .then(|| Record::from_bytes(head[HEADER_SIZE..].try_into().expect("one record")))
+        .flatten()
+        .map(|r| r.game);
+    Ok(Shard {
+        path: path.to_path_buf(),
+        first_game,
+    })
+}
+
+/// Reads until `buf` is full or the end; returns the bytes read.
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+/// Joins shard files into `out`: the shards are put in the order of their
+/// first game (empty ones anywhere), every record is checked, and the
+/// games must increase across the whole result (no shard twice, none
+/// overlapping another).
+///
+/// # Errors
+/// A file that cannot be read or written, a bad file, or games out of order.
+pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<Summary, String> {
+    let mut shards = inputs
+        .iter()
+        .map(|p| peek_shard(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    shards.sort_by_key(|s| s.first_game);
+    let file = File::create(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let mut w = BufWriter::with_capacity(1 << 16, file);
+    let werr = |e: std::io::Error| format!("cannot write {}: {e}", out.display());
+    write_header(&mut w).map_err(werr)?;
+    let mut sum = Summary::default();
+    let mut last: Option<u32> = None;
+    for s in &shards {
+        let name = s.path.display().to_string();
+        let mut reader = File::open(&s.path)
+            .map(|f| BufReader::with_capacity(1 << 16, f))
+            .map_err(|e| format!("{name}: {e}"))?;
+        let mut head = [0u8; HEADER_SIZE];
+        reader
+            .read_exact(&mut head)
+            .map_err(|e| format!("{name}: {e}"))?;
+        let mut rec = [0u8; RECORD_SIZE];
+        let mut i = 0u64;
+        loop {
+            match read_full(&mut reader, &mut rec).map_err(|e| format!("{name}: {e}"))? {
+                0 => break,
+                RECORD_SIZE => {}
+                _ => return Err(format!("{name}: truncated record {i}")),
+            }
+            let r = Record::from_bytes(&rec)
+                .ok_or_else(|| format!("{name}: record {i} is not a position"))?;
+            match last {
+                Some(l) if r.game < l => {
+                    return Err(format!(
+                        "{name}: game {} comes after game {l}: shards of one run overlap or are given twice",
+                        r.game
+                    ));
+                }
+                Some(l) if r.game == l && i == 0 => {
+                    return Err(format!(
+                        "{name}: game {l} is also in another shard: shards of one run overlap or are given twice"
+                    ));
+                }
+                Some(l) if r.game != l => sum.games += 1,
+                None => sum.games += 1,
+                _ => {}
+            }
+            last = Some(r.game);
+            w.write_all(&rec).map_err(werr)?;
+            sum.positions += 1;
+            sum.solved += u64::from(r.solved());
+            i += 1;
+        }
+    }
+    w.flush().map_err(werr)?;
+    Ok(sum)
+}
