@@ -31,7 +31,9 @@ fn annex(args: &[&str]) -> Output {
 /// Runs `annex datagen` into `out` with `FAST` and `args`; returns the bytes.
 fn datagen(out: &Path, args: &[&str]) -> Vec<u8> {
     let mut all = vec!["--out", out.to_str().unwrap()];
-    all.extend_from_slice(&FAST);
+    // `--nodes` replaces the depth.
+    let skip = if args.contains(&"--nodes") { 2 } else { 0 };
+    all.extend_from_slice(&FAST[skip..]);
     all.extend_from_slice(args);
     let o = annex(&all);
     assert!(
@@ -163,12 +165,19 @@ fn datagen_is_deterministic_legal_and_exactly_labelled() {
         &["--games", "6", "--seed", "7", "--threads", "2"],
     );
     let c = datagen(&tmp("c.adg"), &["--games", "6", "--seed", "8"]);
+    // A node budget is deterministic too (one search thread per game).
+    let nodes = ["--games", "4", "--nodes", "3000"];
+    let d = datagen(&tmp("d.adg"), &nodes);
+    let e = datagen(&tmp("e.adg"), &[&nodes[..], &["--threads", "3"]].concat());
+    assert_eq!(d, e, "a node budget: the same bytes");
+    check_records(&read_file(&tmp("d.adg")).unwrap(), 8);
     assert_eq!(a, b, "same seed, other thread count: the same bytes");
     assert_ne!(a, c, "another seed: other games");
     let recs = read_file(&tmp("a.adg")).unwrap();
     assert_eq!(check_records(&recs, 8), (0..6).collect::<Vec<_>>());
     // XOT (8 plies) and 2 random moves: the engine starts at 50 empties.
     assert!(recs.iter().all(|r| r.empties() <= 50));
+    assert!(recs.iter().filter(|r| r.solved()).count() >= 6 * 4);
     assert!(recs.iter().filter(|r| r.empties() == 50).count() >= 5);
     assert!(
         recs.iter()
@@ -206,10 +215,7 @@ fn datagen_merged_shards_equal_one_run() {
     ]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("overlap") && err.lines().count() == 1,
-        "{err}"
-    );
+    assert!(err.contains("overlap") && err.lines().count() == 1, "{err}");
 }
 
 #[test]
@@ -218,10 +224,11 @@ fn datagen_bad_arguments_are_one_error_line() {
     let out = out.to_str().unwrap();
     let not_data = tmp("not-data.adg");
     std::fs::write(&not_data, b"hello, world; not a data file").unwrap();
-    let usage: [&[&str]; 4] = [
+    let usage: [&[&str]; 5] = [
         &["--games", "3", "--out", out, "--shard", "3/2"],
         &["--games", "3", "--out", out, "--shard", "1"],
         &["--games", "0", "--out", out],
+        &["--games", "4294967297", "--out", out],
         &["--games", "3", "--out", out, "--depth", "0"],
     ];
     for args in usage {
@@ -233,8 +240,9 @@ fn datagen_bad_arguments_are_one_error_line() {
             "{args:?}: {err}"
         );
     }
+    let nd = not_data.to_str().unwrap();
     let missing = ["--openings", "/nonexistent/openings.txt"];
-    let tool: [(&[&str], &str); 3] = [
+    let tool: [(&[&str], &str); 4] = [
         (
             &["--games", "3", "--out", "/nonexistent/dir/x.adg"],
             "cannot create",
@@ -247,6 +255,7 @@ fn datagen_bad_arguments_are_one_error_line() {
             &["merge", "--out", out, not_data.to_str().unwrap()],
             "bad magic",
         ),
+        (&["merge", "--out", nd, nd], "also an input"),
     ];
     for (args, want) in tool {
         let o = annex(args);

@@ -48,8 +48,9 @@ pub struct MergeArgs {
 /// Arguments of a data generation run.
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
-    /// Games in the whole run (all shards together; at least 1).
-    #[arg(long, required = true, value_parser = args::positive_u64())]
+    /// Games in the whole run (all shards together; 1 to 2^32, the game
+    /// index is a `u32`).
+    #[arg(long, required = true, value_parser = clap::value_parser!(u64).range(1..=1 << 32))]
     pub games: Option<u64>,
     /// The output file (`.adg`).
     #[arg(long, short, required = true)]
@@ -255,6 +256,14 @@ fn read_full(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
 /// # Errors
 /// A file that cannot be read or written, a bad file, or games out of order.
 pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<Summary, String> {
+    // Creating the output would empty an input that is the same file.
+    if let Ok(o) = out.canonicalize()
+        && let Some(p) = inputs
+            .iter()
+            .find(|p| p.canonicalize().ok().as_ref() == Some(&o))
+    {
+        return Err(format!("the output {} is also an input", p.display()));
+    }
     let mut shards = inputs
         .iter()
         .map(|p| peek_shard(p))
