@@ -4,7 +4,7 @@
 //! plain negamax written here, and the errors of bad arguments.
 
 use crate::util::data_dir;
-use annex::datagen::format::{Record, read_file};
+use annex::datagen::format::{NO_SCORE, Record, read_file};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -171,6 +171,18 @@ fn datagen_is_deterministic_legal_and_exactly_labelled() {
     let e = datagen(&tmp("e.adg"), &[&nodes[..], &["--threads", "3"]].concat());
     assert_eq!(d, e, "a node budget: the same bytes");
     check_records(&read_file(&tmp("d.adg")).unwrap(), 8);
+    // With the opening kept, each game starts at the start position and
+    // its first ten positions are unsearched.
+    datagen(&tmp("k.adg"), &["--games", "3", "--keep-opening"]);
+    let kept = read_file(&tmp("k.adg")).unwrap();
+    assert_eq!(check_records(&kept, 8), [0, 1, 2]);
+    let starts: Vec<&Record> = kept.iter().filter(|r| r.empties() == 60).collect();
+    assert_eq!(starts.len(), 3);
+    assert!(starts.iter().all(|r| r.search == NO_SCORE));
+    assert!(
+        kept.iter()
+            .any(|r| r.empties() == 50 && r.search != NO_SCORE)
+    );
     assert_eq!(a, b, "same seed, other thread count: the same bytes");
     assert_ne!(a, c, "another seed: other games");
     let recs = read_file(&tmp("a.adg")).unwrap();

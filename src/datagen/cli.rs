@@ -8,7 +8,6 @@ use super::{Budget, Openings, Settings};
 use crate::cli::{ToolResult, args};
 use crate::eval::Evaluator;
 use crate::matchplay::openings::parse_openings;
-use crate::position::Position;
 use crate::rules::RuleSet;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -80,6 +79,10 @@ pub struct RunArgs {
     /// `--openings random`; at most 60).
     #[arg(long, value_parser = args::depth_or_off())]
     pub random_moves: Option<u32>,
+    /// Record the positions of the opening and of the random moves too
+    /// (no search score; labelled with the game's result).
+    #[arg(long)]
+    pub keep_opening: bool,
     /// Worker threads, each playing its own games on one search thread (1-256).
     #[arg(long, default_value_t = 1, value_parser = args::threads())]
     pub threads: usize,
@@ -133,9 +136,15 @@ fn load_openings(a: &RunArgs) -> ToolResult<Openings> {
         .map_err(|e| format!("{}: {e}", path.display()))?
         .into_iter()
         .map(|o| {
-            o.moves
-                .iter()
-                .fold(o.start, |p: Position, m| p.play_unchecked(&rules, *m))
+            let mut line = vec![o.start];
+            for m in &o.moves {
+                let p = line[line.len() - 1].play_unchecked(&rules, *m);
+                if m.is_pass() {
+                    line.pop();
+                }
+                line.push(p);
+            }
+            line
         })
         .collect::<Vec<_>>();
     if list.is_empty() {
@@ -166,6 +175,7 @@ pub fn run_cli(a: &DatagenArgs) -> ToolResult {
             Openings::List(_) => 2,
         }),
         hash_mb: r.hash,
+        keep_opening: r.keep_opening,
         evaluator: Evaluator::from_file(&r.eval)?,
     };
     let range = shard_range(games, r.shard.0, r.shard.1);

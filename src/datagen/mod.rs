@@ -10,10 +10,10 @@
 //! with a table cleared for the game plays every move at a fixed depth or
 //! node budget, and exactly (an exact solve, the best move played) from
 //! `solve_empties` empties on. The positions from the first engine move on
-//! are recorded (the opening's and the random moves' positions are not:
-//! the move played from them was not a good one, so the game's result
-//! would be a poor label for them); positions where the side to move must
-//! pass are not recorded.
+//! are recorded; the opening's and the random moves' positions only with
+//! `keep_opening` (without a search score: the move played from them was
+//! not a good one, so the game's result is a poorer label for them).
+//! Positions where the side to move must pass are not recorded.
 //!
 //! Labels, for the side to move, empties to the winner: a solved position
 //! gets its own exact value; an earlier one the exact value of the game's
@@ -31,8 +31,9 @@ use crate::engine::Engine;
 use crate::eval::Evaluator;
 use crate::position::Position;
 use crate::rng::{self, Rng};
+use crate::search::DISC;
 use crate::search::{Limits, SolveMode};
-use format::{FLAG_SOLVED, Record};
+use format::{FLAG_SOLVED, NO_SCORE, Record};
 
 /// How hard the engine thinks on a move before the solve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,8 +49,9 @@ pub enum Budget {
 pub enum Openings {
     /// The start position (random moves make the variety).
     Start,
-    /// Positions to draw from (an XOT list, or any openings file).
-    List(Vec<Position>),
+    /// Lines to draw from (an XOT list, or any openings file): each the
+    /// positions of the line, its start first (passes left out).
+    List(Vec<Vec<Position>>),
 }
 
 /// Everything a game depends on besides its index.
@@ -65,6 +67,9 @@ pub struct Settings {
     pub random_moves: u32,
     /// Table size per worker in MiB.
     pub hash_mb: usize,
+    /// Record the opening's and the random moves' positions too (without
+    /// a search score).
+    pub keep_opening: bool,
     /// The evaluation the engine plays with.
     pub evaluator: Evaluator,
 }
@@ -110,13 +115,21 @@ fn advance(pos: Position, sq: Option<usize>) -> Position {
     }
 }
 
-/// The opening and random moves of game `g`: where the engine takes over.
-pub fn start_of_game(settings: &Settings, openings: &Openings, g: u64) -> Position {
+/// The opening and random moves of game `g`: the positions where the
+/// side to move has a move, in order, and the position where the engine
+/// takes over.
+pub fn start_of_game(
+    settings: &Settings,
+    openings: &Openings,
+    g: u64,
+) -> (Vec<Position>, Position) {
     let mut rng = game_rng(settings.seed, g);
-    let mut pos = match openings {
-        Openings::List(v) if !v.is_empty() => v[rng.index(v.len())],
-        _ => Position::start(&Default::default()),
+    let mut before = match openings {
+        Openings::List(v) if !v.is_empty() => v[rng.index(v.len())].clone(),
+        _ => vec![Position::start(&Default::default())],
     };
+    let mut pos = before.pop().expect("a line has a position");
+    before.retain(|p| p.board.legal_moves() != 0);
     let mut played = 0;
     while played < settings.random_moves && !pos.board.is_game_over() {
         let moves = pos.board.legal_moves();
@@ -124,10 +137,11 @@ pub fn start_of_game(settings: &Settings, openings: &Openings, g: u64) -> Positi
             pos = advance(pos, None);
             continue;
         }
+        before.push(pos);
         pos = advance(pos, Some(rng.pick_bit(moves)));
         played += 1;
     }
-    pos
+    (before, pos)
 }
 
 /// One recorded position before its label is known.
@@ -136,8 +150,8 @@ struct Ply {
     side: Color,
     /// Exact value for the side to move, when solved.
     exact: Option<i32>,
-    /// Search score in discs.
-    score: i32,
+    /// Search score in discs (`None`: not searched).
+    score: Option<i32>,
 }
 
 /// Plays game `g` and returns its records.
@@ -150,10 +164,18 @@ pub fn play_game(
     openings: &Openings,
     g: u64,
 ) -> Result<Vec<Record>, String> {
-    let mut pos = start_of_game(settings, openings, g);
+    let (before, mut pos) = start_of_game(settings, openings, g);
     let engine = &mut player.engine;
     engine.new_game();
     let mut plies = Vec::with_capacity(60);
+    if settings.keep_opening {
+        plies.extend(before.iter().map(|p| Ply {
+            board: p.board,
+            side: p.side,
+            exact: None,
+            score: None,
+        }));
+    }
     loop {
         let moves = pos.board.legal_moves();
         if moves == 0 {
@@ -189,7 +211,7 @@ pub fn play_game(
             board: pos.board,
             side: pos.side,
             exact: solve.then_some(bm.score),
-            score: bm.score,
+            score: Some(bm.score),
         });
         pos = advance(pos, Some(sq));
     }
@@ -216,7 +238,9 @@ fn label(plies: Vec<Ply>, last: &Position, g: u64) -> Vec<Record> {
                 opponent: p.board.opponent,
                 label: l.clamp(-64, 64) as i8,
                 flags: if p.exact.is_some() { FLAG_SOLVED } else { 0 },
-                search: (p.score.clamp(-64, 64) * crate::search::DISC) as i16,
+                search: p
+                    .score
+                    .map_or(NO_SCORE, |v| (v.clamp(-64, 64) * DISC) as i16),
                 game: g as u32,
             }
         })
@@ -234,6 +258,7 @@ mod tests {
             solve_empties: 8,
             random_moves: 20,
             hash_mb: 1,
+            keep_opening: false,
             evaluator: Evaluator::Simple,
         }
     }
@@ -253,5 +278,17 @@ mod tests {
         assert!(a.iter().all(|r| r.game == 5));
         assert!(a.last().unwrap().solved() && !a[0].solved());
         assert_eq!(a[0].empties(), 40);
+        // With the opening kept: the 20 random moves' positions come
+        // first, unsearched, labelled with the game's result.
+        let k = Settings {
+            keep_opening: true,
+            ..s.clone()
+        };
+        let kept = play_game(&mut p, &k, &Openings::Start, 5).unwrap();
+        assert_eq!(kept.len(), a.len() + 20);
+        assert_eq!(kept[20..], a[..]);
+        assert_eq!(kept[0].empties(), 60);
+        assert!(kept[..20].iter().all(|r| r.search == NO_SCORE));
+        assert_eq!(kept[0].label, a[0].label);
     }
 }
