@@ -279,3 +279,42 @@ fn datagen_bad_arguments_are_one_error_line() {
         );
     }
 }
+
+#[test]
+fn datagen_killed_mid_run_leaves_whole_games() {
+    let out = tmp("killed.adg");
+    let mut all = vec!["--out", out.to_str().unwrap(), "--games", "100000"];
+    all.extend_from_slice(&FAST);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_annex"))
+        .arg("datagen")
+        .args(&all)
+        .arg("--data")
+        .arg(data_dir())
+        .stderr(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("start annex");
+    // Some games are written (the wait is for progress, not a time limit).
+    let enough = (16 + 24 * 200) as u64;
+    while std::fs::metadata(&out).map_or(0, |m| m.len()) < enough {
+        assert!(child.try_wait().unwrap().is_none(), "annex ended early");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let recs = read_file(&out).unwrap();
+    let games = check_records(&recs, 8);
+    assert_eq!(games, (0..games.len() as u32).collect::<Vec<_>>());
+    // Every game ends with its solved endgame, down to the last move.
+    for g in games {
+        let last = recs.iter().rfind(|r| r.game == g).unwrap();
+        assert!(last.solved(), "game {g}");
+        let after = children(last.player, last.opponent);
+        assert!(
+            after
+                .iter()
+                .any(|&(_, p, o)| children(p, o).is_empty() && children(o, p).is_empty()),
+            "game {g}: its last record is not one move from the end"
+        );
+    }
+}
