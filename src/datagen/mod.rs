@@ -1,6 +1,6 @@
 //! Self-play training data (`annex datagen`): games played by the engine
 //! from varied openings, every position labelled with the result of good
-//! play from it. The file format is in [`format`]; the command line in
+//! play from it. The file format is in [`format`](mod@format); the command line in
 //! [`cli`]; the parallel, ordered writer in [`run`].
 //!
 //! Game `g` of a run is a pure function of the seed, `g` and the
