@@ -63,9 +63,53 @@ pub struct TrainArgs {
     /// Evaluation the relabelling searches use: a weights file, `embedded` or `simple`.
     #[arg(long, default_value = "embedded")]
     relabel_eval: String,
+    /// Self-play data files (`annex datagen`) to train on besides the
+    /// sources; their games are held out by game index (--holdout, --seed).
+    #[arg(long, num_args = 1.., value_name = "FILE")]
+    datagen: Vec<PathBuf>,
+    /// Weight of a source's samples in the fit, NAME=W with NAME wthor,
+    /// logbook or datagen and W in 0-100 (default 1 each; repeatable).
+    #[arg(long, value_name = "NAME=W")]
+    source_weight: Vec<String>,
+    /// More OBF files whose positions (and symmetric images) are never
+    /// trained on (repeatable), besides the FFO suites and hard-20.
+    #[arg(long, value_name = "FILE")]
+    exclude: Vec<PathBuf>,
+    /// Do not exclude the FFO suites and hard-20 from training.
+    #[arg(long)]
+    no_default_exclude: bool,
     /// Worker threads, 1-256 (stages are fitted in parallel).
     #[arg(long, default_value_t = 2, value_parser = args::threads())]
     threads: usize,
+}
+
+/// Parses `--source-weight NAME=W` values into per-source weights.
+///
+/// # Errors
+/// An unknown name or a weight that is not a number in 0-100.
+pub fn source_weights(specs: &[String]) -> Result<[f32; crate::train::fit::N_SOURCES], String> {
+    use crate::train::fit::SOURCE_NAMES;
+    let mut w = [1.0; crate::train::fit::N_SOURCES];
+    for spec in specs {
+        let (name, value) = spec
+            .split_once('=')
+            .ok_or_else(|| format!("bad --source-weight '{spec}' (NAME=W, e.g. datagen=2)"))?;
+        let i = SOURCE_NAMES
+            .iter()
+            .position(|n| *n == name.trim())
+            .ok_or_else(|| {
+                format!("unknown source '{name}' in --source-weight (wthor, logbook or datagen)")
+            })?;
+        w[i] = value
+            .trim()
+            .parse::<f32>()
+            .ok()
+            .filter(|x| (0.0..=100.0).contains(x))
+            .ok_or_else(|| {
+                format!("bad weight '{value}' in --source-weight (a number in 0-100)")
+            })?;
+    }
+    Ok(w)
 }
 
 /// Runs `annex train`.
@@ -93,14 +137,22 @@ pub fn run(a: &TrainArgs) -> ToolResult {
         seed: a.seed,
         solve_empties: a.solve_empties,
         relabel: None,
+        datagen: a.datagen.clone(),
+        exclude: if a.no_default_exclude {
+            Vec::new()
+        } else {
+            crate::train::exclude::default_files(&a.data)
+        },
         fit: FitConfig {
             set,
             epochs: a.epochs,
             lambda: a.lambda,
             rate: a.rate,
+            source_weights: source_weights(&a.source_weight)?,
             ..FitConfig::default()
         },
     };
+    cfg.exclude.extend(a.exclude.iter().cloned());
     if a.relabel_depth > 0 {
         let rc = crate::train::relabel::RelabelConfig {
             depth: a.relabel_depth,
@@ -124,10 +176,11 @@ pub fn run(a: &TrainArgs) -> ToolResult {
     let report = pool.install(|| train(&cfg)).map_err(ToolError::feature)?;
     report.weights.save(&a.out)?;
     eprintln!(
-        "train: wrote {} ({} games trained, {} held out)",
+        "train: wrote {} ({} games trained, {} held out; {} training positions dropped as excluded test positions)",
         a.out.display(),
         report.games.0,
-        report.games.1
+        report.games.1,
+        report.excluded
     );
     Ok(())
 }
@@ -278,6 +331,8 @@ fn held_out_solved(a: &MeasureArgs) -> ToolResult<Vec<Exact>> {
         seed: a.seed,
         solve_empties: 0,
         relabel: None,
+        datagen: Vec::new(),
+        exclude: Vec::new(),
         fit: FitConfig::default(),
     };
     let games = crate::train::load_games(&cfg).map_err(ToolError::feature)?;
@@ -539,4 +594,20 @@ fn write_depth_match(
         t.elapsed().as_secs_f64()
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::source_weights;
+
+    #[test]
+    fn source_weights_parse_and_refuse_bad_specs() {
+        let w = source_weights(&["datagen=2.5".into(), " wthor = 0".into()]).unwrap();
+        assert_eq!(w, [0.0, 1.0, 2.5]);
+        assert_eq!(source_weights(&[]).unwrap(), [1.0; 3]);
+        for bad in ["datagen", "games=1", "logbook=-1", "logbook=x", "wthor=101"] {
+            let e = source_weights(&[bad.into()]).unwrap_err();
+            assert!(e.contains("--source-weight"), "{bad}: {e}");
+        }
+    }
 }

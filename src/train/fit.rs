@@ -24,7 +24,21 @@ pub struct Sample {
     pub opponent: u64,
     /// Disc difference for the side to move (-64..=64).
     pub label: i8,
+    /// Where it comes from ([`SOURCE_WTHOR`], [`SOURCE_LOGBOOK`],
+    /// [`SOURCE_DATAGEN`]); selects its weight in the fit.
+    pub source: u8,
 }
+
+/// Source of a WTHOR game position.
+pub const SOURCE_WTHOR: u8 = 0;
+/// Source of a Logistello logbook position.
+pub const SOURCE_LOGBOOK: u8 = 1;
+/// Source of a self-play (`annex datagen`) position.
+pub const SOURCE_DATAGEN: u8 = 2;
+/// Number of sources.
+pub const N_SOURCES: usize = 3;
+/// Source names, by source number (as `--source-weight` spells them).
+pub const SOURCE_NAMES: [&str; N_SOURCES] = ["wthor", "logbook", "datagen"];
 
 impl Sample {
     /// Empty squares.
@@ -48,6 +62,9 @@ pub struct FitConfig {
     pub momentum: f32,
     /// Extra empties taken from each neighbouring stage.
     pub margin: u32,
+    /// Weight of each source's samples in the loss, by source number (a
+    /// sample of weight 2 counts as two samples; 0 drops the source).
+    pub source_weights: [f32; N_SOURCES],
     /// Print progress on stderr.
     pub progress: bool,
 }
@@ -61,6 +78,7 @@ impl Default for FitConfig {
             rate: 0.05,
             momentum: 0.9,
             margin: 2,
+            source_weights: [1.0; N_SOURCES],
             progress: true,
         }
     }
@@ -71,9 +89,10 @@ impl Default for FitConfig {
 pub struct StageFit {
     /// Stage number.
     pub stage: usize,
-    /// Positions it was trained on.
+    /// Positions it was trained on (of a source of weight above 0).
     pub samples: usize,
-    /// Training mean squared error (disc²) before each epoch, and after the last.
+    /// Training mean squared error (disc², weighted by source) before each
+    /// epoch, and after the last.
     pub mse: Vec<f64>,
 }
 
@@ -126,14 +145,15 @@ fn fit_stage(by_empties: &[Vec<Sample>], stage: usize, cfg: &FitConfig) -> (Vec<
     let c = canon(cfg.set);
     let nf = cfg.set.n_features();
     let (lo, hi) = stage_window(stage, cfg.margin);
-    let n: usize = by_empties
+    let cap: usize = by_empties
         .iter()
         .enumerate()
         .filter(|(e, _)| (lo..=hi).contains(&(*e as u32)))
         .map(|(_, v)| v.len())
         .sum();
-    let mut idx: Vec<u32> = Vec::with_capacity(n * nf);
-    let mut labels: Vec<f32> = Vec::with_capacity(n);
+    let mut idx: Vec<u32> = Vec::with_capacity(cap * nf);
+    let mut labels: Vec<f32> = Vec::with_capacity(cap);
+    let mut weights: Vec<f32> = Vec::with_capacity(cap);
     let mut counts = vec![0f32; c.size];
     let mut raw = [0u32; MAX_FEATURES];
     for (e, v) in by_empties.iter().enumerate() {
@@ -141,33 +161,48 @@ fn fit_stage(by_empties: &[Vec<Sample>], stage: usize, cfg: &FitConfig) -> (Vec<
             continue;
         }
         for smp in v {
+            let wt = cfg
+                .source_weights
+                .get(smp.source as usize)
+                .copied()
+                .unwrap_or(1.0);
+            if wt <= 0.0 {
+                continue;
+            }
             raw_features(smp.player, smp.opponent, cfg.set, &mut raw);
             for &r in &raw[..nf] {
                 let i = c.map[r as usize];
                 idx.push(i);
-                counts[i as usize] += 1.0;
+                counts[i as usize] += wt;
             }
             labels.push(smp.label as f32);
+            weights.push(wt);
         }
     }
     let mut w = vec![0f32; c.size];
     let mut vel = vec![0f32; c.size];
     let mut grad = vec![0f32; c.size];
     let inv: Vec<f32> = counts.iter().map(|&k| 1.0 / (k + cfg.lambda)).collect();
+    let n = labels.len();
+    let total_weight: f64 = weights.iter().map(|&x| x as f64).sum();
     let mut mse = Vec::with_capacity(cfg.epochs + 1);
     for epoch in 0..=cfg.epochs {
         grad.iter_mut().for_each(|g| *g = 0.0);
         let mut sse = 0f64;
-        for (k, &y) in labels.iter().enumerate() {
+        for (k, (&y, &wt)) in labels.iter().zip(&weights).enumerate() {
             let f = &idx[k * nf..(k + 1) * nf];
             let pred: f32 = f.iter().map(|&i| w[i as usize]).sum();
             let r = pred - y;
-            sse += (r * r) as f64;
+            sse += (wt * r * r) as f64;
             for &i in f {
-                grad[i as usize] += r;
+                grad[i as usize] += wt * r;
             }
         }
-        mse.push(if n > 0 { sse / n as f64 } else { 0.0 });
+        mse.push(if total_weight > 0.0 {
+            sse / total_weight
+        } else {
+            0.0
+        });
         if epoch == cfg.epochs {
             break;
         }
