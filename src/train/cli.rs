@@ -4,11 +4,14 @@ use crate::board::Board;
 use crate::cli::{ToolError, ToolResult, args};
 use crate::eval::Evaluator;
 use crate::eval::pattern::FeatureSet;
+use crate::train::data::{Game, read_wthor};
+use crate::train::exclude::Exclusion;
 use crate::train::fit::FitConfig;
 use crate::train::measure::{
     Exact, alphabeta, engine_depth_scores, engine_match, engine_search, mae_bands, play_match,
     read_ffo_tsv, read_obf, solve,
 };
+use crate::train::testsets;
 use crate::train::{TrainConfig, train};
 use std::io::Write;
 use std::path::PathBuf;
@@ -239,6 +242,23 @@ pub struct MeasureArgs {
     /// Annex's milliseconds per move against the GTP engine (at least 1).
     #[arg(long, default_value_t = 100, value_parser = args::millis())]
     gtp_movetime_ms: u64,
+    /// Games sampled from each online source (eOthello, PlayOK; not
+    /// training data), one position each, at 2-59 empties (0 = none).
+    #[arg(long, default_value_t = 300)]
+    online: usize,
+    /// Online positions with at most this many empties are solved exactly (0-30).
+    #[arg(long, default_value_t = 18, value_parser = clap::value_parser!(u32).range(0..=30))]
+    online_exact_max: u32,
+    /// Depth of the engine search labelling the other online positions (0 = drop them; 0-30).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(0..=30))]
+    label_depth: u32,
+    /// Self-play data files (`annex datagen`) whose held-out games (--holdout,
+    /// --seed, as in training) give two more sets.
+    #[arg(long, num_args = 1.., value_name = "FILE")]
+    datagen: Vec<PathBuf>,
+    /// Most positions of each held-out self-play set.
+    #[arg(long, default_value_t = 2000)]
+    datagen_positions: usize,
     /// Worker threads (1-256).
     #[arg(long, default_value_t = 2, value_parser = args::threads())]
     threads: usize,
@@ -271,7 +291,8 @@ fn measure_report(a: &MeasureArgs, out: &mut impl Write) -> ToolResult {
     };
     let base = Evaluator::from_file(&a.baseline)?;
     let evals: Evals<'_> = [("pattern", &eval), ("baseline", &base)];
-    let sets = exact_sets(a)?;
+    let (sets, games) = exact_sets(a, &eval)?;
+    write_overlap(out, a, &sets, &games)?;
     write_accuracy(out, &sets, &evals, a.depth)?;
     write_speed(out, &sets, &evals)?;
     let rules = crate::rules::RuleSet::default();
@@ -298,10 +319,15 @@ fn measure_report(a: &MeasureArgs, out: &mut impl Write) -> ToolResult {
     Ok(())
 }
 
-/// The positions of known exact score: FFO #1-#59, hard-20, and (with
-/// `--solve N`) positions of held-out games solved here.
-fn exact_sets(a: &MeasureArgs) -> ToolResult<Vec<(String, Vec<Exact>)>> {
-    let mut sets: Vec<(String, Vec<Exact>)> = vec![
+/// Named test sets of exact (or labelled) positions.
+type Sets = Vec<(String, Vec<Exact>)>;
+
+/// The labelled test sets: FFO #1-#59 and hard-20; with `--solve N`
+/// positions of held-out games solved here; with `--online N` positions of
+/// online games (solved, or searched deeper); with `--datagen` positions of
+/// held-out self-play games. Also returns the WTHOR/Logistello games.
+fn exact_sets(a: &MeasureArgs, eval: &Evaluator) -> ToolResult<(Sets, Vec<Game>)> {
+    let mut sets: Sets = vec![
         (
             "FFO #1-#59".into(),
             read_ffo_tsv(&a.data.join("endgame/ffo/ffo_1_59.tsv")).map_err(ToolError::feature)?,
@@ -311,17 +337,6 @@ fn exact_sets(a: &MeasureArgs) -> ToolResult<Vec<(String, Vec<Exact>)>> {
             read_obf(&a.data.join("endgame/edax_hard/hard-20.obf")).map_err(ToolError::feature)?,
         ),
     ];
-    if a.solve > 0 {
-        sets.push(("held-out games".into(), held_out_solved(a)?));
-    }
-    Ok(sets)
-}
-
-/// Up to `--solve` positions of held-out games (one per game, empties
-/// cycling through 8..=`--solve-max`), solved exactly.
-fn held_out_solved(a: &MeasureArgs) -> ToolResult<Vec<Exact>> {
-    use rayon::prelude::*;
-    let t = Instant::now();
     let cfg = crate::train::TrainConfig {
         data_dir: a.data.clone(),
         wthor: true,
@@ -336,6 +351,89 @@ fn held_out_solved(a: &MeasureArgs) -> ToolResult<Vec<Exact>> {
         fit: FitConfig::default(),
     };
     let games = crate::train::load_games(&cfg).map_err(ToolError::feature)?;
+    if a.solve > 0 {
+        sets.push((
+            "held-out WTHOR/Logistello games (exact)".into(),
+            held_out_solved(a, &games),
+        ));
+    }
+    if a.online > 0 {
+        let t = Instant::now();
+        let (eo, bad) =
+            testsets::read_eothello(&a.data.join("online_games/eothello/othello_dataset.csv"))
+                .map_err(ToolError::feature)?;
+        let p = a.data.join("online_games/playok/PLAYOK_2023.wtb");
+        let bytes = std::fs::read(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+        let po = read_wthor(&bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+        for (name, g) in [("eOthello", &eo), ("PlayOK", &po)] {
+            let boards = testsets::sample_boards(g, a.online);
+            let (solved, searched) =
+                testsets::label_boards(eval, &boards, a.online_exact_max, a.label_depth);
+            sets.push((format!("{name} games (exact)"), solved));
+            if !searched.is_empty() {
+                sets.push((
+                    format!(
+                        "{name} games (engine depth-{} labels, measured evaluation)",
+                        a.label_depth
+                    ),
+                    searched,
+                ));
+            }
+        }
+        eprintln!(
+            "measure: labelled online positions in {:.1} s ({bad} eOthello lines skipped)",
+            t.elapsed().as_secs_f64()
+        );
+    }
+    if !a.datagen.is_empty() {
+        let (_, held) = crate::train::load_datagen(&a.datagen, a.seed, a.holdout)
+            .map_err(ToolError::feature)?;
+        let [solved, playout] = testsets::datagen_sets(&held, a.datagen_positions);
+        sets.push(("held-out self-play games (exact)".into(), solved));
+        sets.push(("held-out self-play games (play-out labels)".into(), playout));
+    }
+    Ok((sets, games))
+}
+
+/// How many positions of each set occur in the training games (the
+/// WTHOR/Logistello training split, up to symmetry) and in the default
+/// exclusion list (never trained on).
+fn write_overlap(
+    out: &mut impl Write,
+    a: &MeasureArgs,
+    sets: &[(String, Vec<Exact>)],
+    games: &[Game],
+) -> ToolResult {
+    let train: Vec<&Game> = games
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !crate::train::is_held_out(*i, a.seed, a.holdout))
+        .map(|(_, g)| g)
+        .collect();
+    let refs: Vec<&[Exact]> = sets.iter().map(|s| s.1.as_slice()).collect();
+    let found = testsets::occurrences(&refs, &train);
+    let ex = Exclusion::from_files(&crate::train::exclude::default_files(&a.data))
+        .map_err(ToolError::feature)?;
+    writeln!(
+        out,
+        "Test positions in the {} training games (WTHOR/Logistello, up to symmetry) / in the default exclusion list:",
+        train.len()
+    )?;
+    for ((name, set), f) in sets.iter().zip(found) {
+        let excluded = set
+            .iter()
+            .filter(|x| ex.contains(x.board.player, x.board.opponent))
+            .count();
+        writeln!(out, "  {name}: {f} / {excluded} of {} positions", set.len())?;
+    }
+    Ok(())
+}
+
+/// Up to `--solve` positions of held-out games (one per game, empties
+/// cycling through 8..=`--solve-max`), solved exactly.
+fn held_out_solved(a: &MeasureArgs, games: &[Game]) -> Vec<Exact> {
+    use rayon::prelude::*;
+    let t = Instant::now();
     let mut picks = Vec::new();
     let span = a.solve_max.saturating_sub(7).max(1) as usize;
     for (i, g) in games.iter().enumerate() {
@@ -366,7 +464,7 @@ fn held_out_solved(a: &MeasureArgs) -> ToolResult<Vec<Exact>> {
         solved.len(),
         t.elapsed().as_secs_f64()
     );
-    Ok(solved)
+    solved
 }
 
 /// Mean absolute error by empties band: static, alpha-beta and engine at

@@ -26,6 +26,7 @@ pub mod exclude;
 pub mod fit;
 pub mod measure;
 pub mod relabel;
+pub mod testsets;
 pub mod cli;
 
 use crate::board::Board;
