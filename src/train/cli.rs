@@ -291,8 +291,8 @@ fn measure_report(a: &MeasureArgs, out: &mut impl Write) -> ToolResult {
     };
     let base = Evaluator::from_file(&a.baseline)?;
     let evals: Evals<'_> = [("pattern", &eval), ("baseline", &base)];
-    let (sets, games) = exact_sets(a, &eval)?;
-    write_overlap(out, a, &sets, &games)?;
+    let (mut sets, games) = exact_sets(a, &eval)?;
+    write_overlap(out, a, &mut sets, &games)?;
     write_accuracy(out, &sets, &evals, a.depth)?;
     write_speed(out, &sets, &evals)?;
     let rules = crate::rules::RuleSet::default();
@@ -397,11 +397,12 @@ fn exact_sets(a: &MeasureArgs, eval: &Evaluator) -> ToolResult<(Sets, Vec<Game>)
 
 /// How many positions of each set occur in the training games (the
 /// WTHOR/Logistello training split, up to symmetry) and in the default
-/// exclusion list (never trained on).
+/// exclusion list (never trained on); drops those that occur from the
+/// online-game sets (measured on untrained positions only).
 fn write_overlap(
     out: &mut impl Write,
     a: &MeasureArgs,
-    sets: &[(String, Vec<Exact>)],
+    sets: &mut Sets,
     games: &[Game],
 ) -> ToolResult {
     let train: Vec<&Game> = games
@@ -419,12 +420,25 @@ fn write_overlap(
         "Test positions in the {} training games (WTHOR/Logistello, up to symmetry) / in the default exclusion list:",
         train.len()
     )?;
-    for ((name, set), f) in sets.iter().zip(found) {
+    for ((name, set), f) in sets.iter_mut().zip(found) {
         let excluded = set
             .iter()
             .filter(|x| ex.contains(x.board.player, x.board.opponent))
             .count();
-        writeln!(out, "  {name}: {f} / {excluded} of {} positions", set.len())?;
+        let seen = f.iter().filter(|&&x| x).count();
+        let online = name.starts_with("eOthello") || name.starts_with("PlayOK");
+        let note = if online && seen > 0 {
+            let mut it = f.iter();
+            set.retain(|_| !it.next().copied().unwrap_or(false));
+            format!(" (those dropped from the set: {} left)", set.len())
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "  {name}: {seen} / {excluded} of {} positions{note}",
+            f.len()
+        )?;
     }
     Ok(())
 }

@@ -148,9 +148,9 @@ pub fn datagen_sets(records: &[crate::datagen::format::Record], max: usize) -> [
     })
 }
 
-/// For each set, how many of its positions occur (up to symmetry, the
-/// same side to move) among the positions of `games`.
-pub fn occurrences(sets: &[&[Exact]], games: &[&Game]) -> Vec<usize> {
+/// For each set, which of its positions occur (up to symmetry, the same
+/// side to move) among the positions of `games`.
+pub fn occurrences(sets: &[&[Exact]], games: &[&Game]) -> Vec<Vec<bool>> {
     let mut index: HashMap<(u64, u64), Vec<(usize, usize)>> = HashMap::new();
     for (si, set) in sets.iter().enumerate() {
         for (pi, x) in set.iter().enumerate() {
@@ -180,9 +180,6 @@ pub fn occurrences(sets: &[&[Exact]], games: &[&Game]) -> Vec<usize> {
         found[si][pi] = true;
     }
     found
-        .iter()
-        .map(|f| f.iter().filter(|&&x| x).count())
-        .collect()
 }
 
 #[cfg(test)]
@@ -219,7 +216,7 @@ mod tests {
             },
         ];
         // The image occurs; the colour-swapped board does not.
-        assert_eq!(occurrences(&[&set], &[&g, &g]), vec![1]);
+        assert_eq!(occurrences(&[&set], &[&g, &g]), vec![vec![true, false]]);
     }
 
     #[test]
