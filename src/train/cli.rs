@@ -252,6 +252,10 @@ pub struct MeasureArgs {
     /// Depth of the engine search labelling the other online positions (0 = drop them; 0-30).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(0..=30))]
     label_depth: u32,
+    /// Evaluation of the labelling searches (a weights file, `embedded` or
+    /// `simple`; the same labels whatever --eval measures).
+    #[arg(long, default_value = "embedded")]
+    label_eval: String,
     /// Self-play data files (`annex datagen`) whose held-out games (--holdout,
     /// --seed, as in training) give two more sets.
     #[arg(long, num_args = 1.., value_name = "FILE")]
@@ -291,7 +295,7 @@ fn measure_report(a: &MeasureArgs, out: &mut impl Write) -> ToolResult {
     };
     let base = Evaluator::from_file(&a.baseline)?;
     let evals: Evals<'_> = [("pattern", &eval), ("baseline", &base)];
-    let (mut sets, games) = exact_sets(a, &eval)?;
+    let (mut sets, games) = exact_sets(a)?;
     write_overlap(out, a, &mut sets, &games)?;
     write_accuracy(out, &sets, &evals, a.depth)?;
     write_speed(out, &sets, &evals)?;
@@ -326,7 +330,7 @@ type Sets = Vec<(String, Vec<Exact>)>;
 /// positions of held-out games solved here; with `--online N` positions of
 /// online games (solved, or searched deeper); with `--datagen` positions of
 /// held-out self-play games. Also returns the WTHOR/Logistello games.
-fn exact_sets(a: &MeasureArgs, eval: &Evaluator) -> ToolResult<(Sets, Vec<Game>)> {
+fn exact_sets(a: &MeasureArgs) -> ToolResult<(Sets, Vec<Game>)> {
     let mut sets: Sets = vec![
         (
             "FFO #1-#59".into(),
@@ -365,16 +369,17 @@ fn exact_sets(a: &MeasureArgs, eval: &Evaluator) -> ToolResult<(Sets, Vec<Game>)
         let p = a.data.join("online_games/playok/PLAYOK_2023.wtb");
         let bytes = std::fs::read(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
         let po = read_wthor(&bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+        let label_eval = Evaluator::from_file(&a.label_eval)?;
         for (name, g) in [("eOthello", &eo), ("PlayOK", &po)] {
             let boards = testsets::sample_boards(g, a.online);
             let (solved, searched) =
-                testsets::label_boards(eval, &boards, a.online_exact_max, a.label_depth);
+                testsets::label_boards(&label_eval, &boards, a.online_exact_max, a.label_depth);
             sets.push((format!("{name} games (exact)"), solved));
             if !searched.is_empty() {
                 sets.push((
                     format!(
-                        "{name} games (engine depth-{} labels, measured evaluation)",
-                        a.label_depth
+                        "{name} games (engine depth-{} labels, {} evaluation)",
+                        a.label_depth, a.label_eval
                     ),
                     searched,
                 ));
