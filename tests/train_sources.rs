@@ -141,3 +141,59 @@ fn test_positions_and_their_images_are_not_trained_on() {
     assert_eq!(train(&cfg).unwrap().excluded, 0);
     std::fs::remove_file(&path).unwrap();
 }
+
+#[test]
+fn weights_of_32_and_64_stages_round_trip_and_evaluate_by_their_stage() {
+    use annex::eval::pattern::{FeatureSet, MAX_FEATURES, canon, raw_features, stage_of_n};
+    use annex::eval::{MAX_EVAL, PatternEval, Weights};
+    use annex::rng::Rng;
+    let set = FeatureSet::PatternsMobility;
+    let c = canon(set);
+    let records = wthor_records(30);
+    for stages in [32, 64] {
+        let mut w = Weights::zeros_staged(set, stages);
+        let mut rng = Rng::new(stages as u64);
+        for x in &mut w.data {
+            *x = (rng.next_u64() % 201) as i16 - 100;
+        }
+        let back = Weights::from_bytes(&w.to_bytes()).unwrap();
+        assert_eq!(back, w);
+        let e = PatternEval::new(&w);
+        let mut raw = [0u32; MAX_FEATURES];
+        for r in &records {
+            let b = Board::new(r.player, r.opponent);
+            raw_features(b.player, b.opponent, set, &mut raw);
+            // 64 / stages empties a stage, by a formula independent of the table.
+            let stage = (b.empties() as usize / (64 / stages)).min(stages - 1);
+            assert_eq!(stage, stage_of_n(b.empties(), stages));
+            let base = stage * c.size;
+            let want: i32 = raw[..set.n_features()]
+                .iter()
+                .map(|&i| w.data[base + c.map[i as usize] as usize] as i32)
+                .sum();
+            assert_eq!(e.evaluate(&b), want.clamp(-MAX_EVAL + 1, MAX_EVAL - 1));
+        }
+    }
+    // Another stage count is refused with a message.
+    let mut bytes = Weights::zeros(set).to_bytes();
+    bytes[12] = 17;
+    let e = Weights::from_bytes(&bytes).unwrap_err().to_string();
+    assert!(e.contains("17 stages"), "{e}");
+}
+
+#[test]
+fn a_32_stage_fit_writes_32_stages() {
+    let path = temp_file("s32.adg");
+    write_adg(&path, &wthor_records(50));
+    let mut cfg = datagen_only(vec![path.clone()], 0, 1.0);
+    cfg.fit.stages = 32;
+    let r = train(&cfg).unwrap();
+    assert_eq!((r.weights.stages, r.stages.len()), (32, 32));
+    let back = annex::eval::Weights::from_bytes(&r.weights.to_bytes()).unwrap();
+    assert_eq!(back.data.len(), 32 * back.stride());
+    // Stage 0 of 32 covers 0-1 empties plus the 2-empties margin.
+    assert_eq!(annex::train::fit::stage_window(0, 32, 2), (0, 3));
+    assert_eq!(annex::train::fit::stage_window(5, 32, 2), (8, 13));
+    assert_eq!(annex::train::fit::stage_window(5, 16, 2), (18, 25));
+    std::fs::remove_file(&path).unwrap();
+}

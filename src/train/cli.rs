@@ -81,9 +81,24 @@ pub struct TrainArgs {
     /// Do not exclude the FFO suites and hard-20 from training.
     #[arg(long)]
     no_default_exclude: bool,
+    /// Stages of the evaluation: 16, 32 or 64 (4, 2 or 1 empties a stage).
+    #[arg(long, default_value_t = 16, value_parser = stage_count)]
+    stages: usize,
+    /// Empties of each neighbouring stage also trained on by a stage
+    /// (smoothing across stages; 0-8).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=8))]
+    margin: u32,
     /// Worker threads, 1-256 (stages are fitted in parallel).
     #[arg(long, default_value_t = 2, value_parser = args::threads())]
     threads: usize,
+}
+
+/// Parses `--stages`.
+fn stage_count(s: &str) -> Result<usize, String> {
+    s.parse::<usize>()
+        .ok()
+        .filter(|n| crate::eval::pattern::STAGE_COUNTS.contains(n))
+        .ok_or_else(|| format!("'{s}' is not a stage count (16, 32 or 64)"))
 }
 
 /// Parses `--source-weight NAME=W` values into per-source weights.
@@ -152,6 +167,8 @@ pub fn run(a: &TrainArgs) -> ToolResult {
             lambda: a.lambda,
             rate: a.rate,
             source_weights: source_weights(&a.source_weight)?,
+            stages: a.stages,
+            margin: a.margin,
             ..FitConfig::default()
         },
     };
@@ -716,6 +733,18 @@ fn write_depth_match(
 #[cfg(test)]
 mod tests {
     use super::source_weights;
+
+    #[test]
+    fn stage_counts_are_16_32_or_64() {
+        assert_eq!(super::stage_count("32"), Ok(32));
+        for bad in ["30", "0", "x", "-16"] {
+            assert!(
+                super::stage_count(bad)
+                    .unwrap_err()
+                    .contains("16, 32 or 64")
+            );
+        }
+    }
 
     #[test]
     fn source_weights_parse_and_refuse_bad_specs() {

@@ -62,6 +62,8 @@ pub struct FitConfig {
     pub momentum: f32,
     /// Extra empties taken from each neighbouring stage.
     pub margin: u32,
+    /// Number of stages (one of [`crate::eval::pattern::STAGE_COUNTS`]).
+    pub stages: usize,
     /// Weight of each source's samples in the loss, by source number (a
     /// sample of weight 2 counts as two samples; 0 drops the source).
     pub source_weights: [f32; N_SOURCES],
@@ -78,6 +80,7 @@ impl Default for FitConfig {
             rate: 0.05,
             momentum: 0.9,
             margin: 2,
+            stages: N_STAGES,
             source_weights: [1.0; N_SOURCES],
             progress: true,
         }
@@ -96,13 +99,14 @@ pub struct StageFit {
     pub mse: Vec<f64>,
 }
 
-/// Empties range `[lo, hi]` trained for `stage`.
-pub fn stage_window(stage: usize, margin: u32) -> (u32, u32) {
-    let lo = (stage as u32 * 4).saturating_sub(margin);
-    let hi = if stage == N_STAGES - 1 {
+/// Empties range `[lo, hi]` trained for `stage` of `stages`.
+pub fn stage_window(stage: usize, stages: usize, margin: u32) -> (u32, u32) {
+    let width = (64 / stages) as u32;
+    let lo = (stage as u32 * width).saturating_sub(margin);
+    let hi = if stage == stages - 1 {
         64
     } else {
-        stage as u32 * 4 + 3 + margin
+        stage as u32 * width + width - 1 + margin
     };
     (lo, hi)
 }
@@ -112,14 +116,15 @@ pub fn stage_window(stage: usize, margin: u32) -> (u32, u32) {
 pub fn fit(by_empties: &[Vec<Sample>], cfg: &FitConfig) -> (Weights, Vec<StageFit>) {
     let c = canon(cfg.set);
     let done = AtomicUsize::new(0);
-    let fits: Vec<(Vec<f32>, StageFit)> = (0..N_STAGES)
+    let n_stages = cfg.stages;
+    let fits: Vec<(Vec<f32>, StageFit)> = (0..n_stages)
         .into_par_iter()
         .map(|s| {
             let r = fit_stage(by_empties, s, cfg);
             let d = done.fetch_add(1, Ordering::Relaxed) + 1;
             if cfg.progress {
                 eprintln!(
-                    "train: stage {s:2} done ({d}/{N_STAGES}): {} positions, mse {:.2} -> {:.2}",
+                    "train: stage {s:2} done ({d}/{n_stages}): {} positions, mse {:.2} -> {:.2}",
                     r.1.samples,
                     r.1.mse.first().copied().unwrap_or(0.0),
                     r.1.mse.last().copied().unwrap_or(0.0)
@@ -128,7 +133,7 @@ pub fn fit(by_empties: &[Vec<Sample>], cfg: &FitConfig) -> (Weights, Vec<StageFi
             r
         })
         .collect();
-    let mut w = Weights::zeros(cfg.set);
+    let mut w = Weights::zeros_staged(cfg.set, cfg.stages);
     let mut reports = Vec::new();
     for (s, (ws, rep)) in fits.into_iter().enumerate() {
         for (dst, &x) in w.data[s * c.size..(s + 1) * c.size].iter_mut().zip(&ws) {
@@ -144,7 +149,7 @@ pub fn fit(by_empties: &[Vec<Sample>], cfg: &FitConfig) -> (Weights, Vec<StageFi
 fn fit_stage(by_empties: &[Vec<Sample>], stage: usize, cfg: &FitConfig) -> (Vec<f32>, StageFit) {
     let c = canon(cfg.set);
     let nf = cfg.set.n_features();
-    let (lo, hi) = stage_window(stage, cfg.margin);
+    let (lo, hi) = stage_window(stage, cfg.stages, cfg.margin);
     let cap: usize = by_empties
         .iter()
         .enumerate()
