@@ -15,6 +15,7 @@ mod protocol_nboard;
 mod solo;
 mod book;
 mod eval;
+mod train_sources;
 mod matchplay;
 mod analyze;
 mod hardening_engine;

@@ -128,14 +128,24 @@ pub const EMPTIES_SIZE: usize = 61;
 /// Size of each mobility group (move counts above are clamped).
 pub const MOBILITY_SIZE: usize = 36;
 
-/// Number of game stages (weights per stage).
+/// Number of game stages (weights per stage) of the default weights.
 pub const N_STAGES: usize = 16;
+
+/// The stage counts a weights file may have: `64 / stages` empties a stage.
+pub const STAGE_COUNTS: [usize; 3] = [16, 32, 64];
 
 /// The stage of a position with `empties` empty squares: 4 empties a stage.
 #[inline]
 pub const fn stage_of(empties: u32) -> usize {
-    let s = (empties / 4) as usize;
-    if s >= N_STAGES { N_STAGES - 1 } else { s }
+    stage_of_n(empties, N_STAGES)
+}
+
+/// The stage of a position with `empties` empty squares among `stages`
+/// stages of `64 / stages` empties each.
+#[inline]
+pub const fn stage_of_n(empties: u32, stages: usize) -> usize {
+    let s = empties as usize * stages / 64;
+    if s >= stages { stages - 1 } else { s }
 }
 
 /// Which features a weights file uses.

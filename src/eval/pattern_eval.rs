@@ -3,7 +3,7 @@
 
 use super::EvalError;
 use super::MAX_EVAL;
-use super::pattern::{FeatureSet, N_STAGES, canon, for_each_feature, stage_of};
+use super::pattern::{FeatureSet, canon, for_each_feature, stage_of_n};
 use super::weights::{Weights, WeightsError};
 use crate::board::Board;
 use std::fmt;
@@ -19,7 +19,9 @@ pub static EMBEDDED: &[u8] = include_bytes!("../../weights/annex.eval");
 pub struct PatternEval {
     set: FeatureSet,
     raw_size: usize,
-    /// `N_STAGES × raw_size` weights in 1/SCALE disc.
+    /// Offset into `table` of the stage of each number of empties (0..=64).
+    stage_base: [u32; 65],
+    /// `stages × raw_size` weights in 1/SCALE disc.
     table: Vec<i16>,
 }
 
@@ -37,14 +39,17 @@ impl PatternEval {
     pub fn new(w: &Weights) -> PatternEval {
         let c = canon(w.set);
         let raw_size = c.map.len();
-        let mut table = Vec::with_capacity(N_STAGES * raw_size);
-        for s in 0..N_STAGES {
+        let mut table = Vec::with_capacity(w.stages * raw_size);
+        for s in 0..w.stages {
             let stage = &w.data[s * c.size..(s + 1) * c.size];
             table.extend(c.map.iter().map(|&i| stage[i as usize]));
         }
+        let stage_base =
+            std::array::from_fn(|e| (stage_of_n(e as u32, w.stages) * raw_size) as u32);
         PatternEval {
             set: w.set,
             raw_size,
+            stage_base,
             table,
         }
     }
@@ -80,8 +85,7 @@ impl PatternEval {
     /// Score of `board` for the side to move, in 1/SCALE disc, within ±MAX_EVAL.
     #[inline]
     pub fn evaluate(&self, board: &Board) -> i32 {
-        let empties = board.empties();
-        let base = stage_of(empties) * self.raw_size;
+        let base = self.stage_base[board.empties() as usize] as usize;
         let w = &self.table[base..base + self.raw_size];
         let mut s = 0i32;
         let (p, o) = (board.player, board.opponent);

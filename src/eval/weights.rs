@@ -14,7 +14,7 @@
 //! | 2·N | weights, `i16` in 1/[`SCALE`](super::SCALE) disc, stage by stage, group by group |
 //! | 4 | FNV-1a 32-bit checksum of everything before it |
 
-use super::pattern::{FeatureSet, N_STAGES, canon};
+use super::pattern::{FeatureSet, N_STAGES, STAGE_COUNTS, canon};
 use std::path::{Path, PathBuf};
 
 /// File magic.
@@ -27,6 +27,8 @@ pub const VERSION: u16 = 1;
 pub struct Weights {
     /// Which features.
     pub set: FeatureSet,
+    /// Number of stages (one of [`STAGE_COUNTS`]).
+    pub stages: usize,
     /// `stages × canon(set).size` weights.
     pub data: Vec<i16>,
 }
@@ -55,7 +57,7 @@ pub enum WeightsError {
     #[error("weights file has unknown feature set {0}")]
     FeatureSet(u16),
     /// Another number of stages than this build's.
-    #[error("weights file has {0} stages, this build uses {N_STAGES}")]
+    #[error("weights file has {0} stages, this build reads 16, 32 or 64")]
     Stages(usize),
     /// Another number of feature groups than the feature set's.
     #[error("weights file has {got} feature groups, expected {want}")]
@@ -153,11 +155,18 @@ impl Reader<'_> {
 }
 
 impl Weights {
-    /// All-zero weights for a feature set.
+    /// All-zero weights for a feature set ([`N_STAGES`] stages).
     pub fn zeros(set: FeatureSet) -> Weights {
+        Weights::zeros_staged(set, N_STAGES)
+    }
+
+    /// All-zero weights for a feature set and a stage count (one of
+    /// [`STAGE_COUNTS`]).
+    pub fn zeros_staged(set: FeatureSet, stages: usize) -> Weights {
         Weights {
             set,
-            data: vec![0; N_STAGES * canon(set).size],
+            stages,
+            data: vec![0; stages * canon(set).size],
         }
     }
 
@@ -173,7 +182,7 @@ impl Weights {
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
         out.extend_from_slice(&self.set.id().to_le_bytes());
-        out.extend_from_slice(&(N_STAGES as u16).to_le_bytes());
+        out.extend_from_slice(&(self.stages as u16).to_le_bytes());
         out.extend_from_slice(&(c.group_sizes.len() as u16).to_le_bytes());
         for &g in &c.group_sizes {
             out.extend_from_slice(&(g as u32).to_le_bytes());
@@ -203,7 +212,7 @@ impl Weights {
         let id = r.u16("feature set")?;
         let set = FeatureSet::from_id(id).ok_or(WeightsError::FeatureSet(id))?;
         let stages = r.u16("stages")? as usize;
-        if stages != N_STAGES {
+        if !STAGE_COUNTS.contains(&stages) {
             return Err(WeightsError::Stages(stages));
         }
         let c = canon(set);
@@ -244,7 +253,7 @@ impl Weights {
         if r.pos != b.len() {
             return Err(WeightsError::Trailing(b.len() - r.pos));
         }
-        Ok(Weights { set, data })
+        Ok(Weights { set, stages, data })
     }
 
     /// Reads a weights file.

@@ -4,11 +4,14 @@ use crate::board::Board;
 use crate::cli::{ToolError, ToolResult, args};
 use crate::eval::Evaluator;
 use crate::eval::pattern::FeatureSet;
+use crate::train::data::{Game, read_wthor};
+use crate::train::exclude::Exclusion;
 use crate::train::fit::FitConfig;
 use crate::train::measure::{
     Exact, alphabeta, engine_depth_scores, engine_match, engine_search, mae_bands, play_match,
     read_ffo_tsv, read_obf, solve,
 };
+use crate::train::testsets;
 use crate::train::{TrainConfig, train};
 use std::io::Write;
 use std::path::PathBuf;
@@ -63,9 +66,68 @@ pub struct TrainArgs {
     /// Evaluation the relabelling searches use: a weights file, `embedded` or `simple`.
     #[arg(long, default_value = "embedded")]
     relabel_eval: String,
+    /// Self-play data files (`annex datagen`) to train on besides the
+    /// sources; their games are held out by game index (--holdout, --seed).
+    #[arg(long, num_args = 1.., value_name = "FILE")]
+    datagen: Vec<PathBuf>,
+    /// Weight of a source's samples in the fit, NAME=W with NAME wthor,
+    /// logbook or datagen and W in 0-100 (default 1 each; repeatable).
+    #[arg(long, value_name = "NAME=W")]
+    source_weight: Vec<String>,
+    /// More OBF files whose positions (and symmetric images) are never
+    /// trained on (repeatable), besides the FFO suites and hard-20.
+    #[arg(long, value_name = "FILE")]
+    exclude: Vec<PathBuf>,
+    /// Do not exclude the FFO suites and hard-20 from training.
+    #[arg(long)]
+    no_default_exclude: bool,
+    /// Stages of the evaluation: 16, 32 or 64 (4, 2 or 1 empties a stage).
+    #[arg(long, default_value_t = 16, value_parser = stage_count)]
+    stages: usize,
+    /// Empties of each neighbouring stage also trained on by a stage
+    /// (smoothing across stages; 0-8).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=8))]
+    margin: u32,
     /// Worker threads, 1-256 (stages are fitted in parallel).
     #[arg(long, default_value_t = 2, value_parser = args::threads())]
     threads: usize,
+}
+
+/// Parses `--stages`.
+fn stage_count(s: &str) -> Result<usize, String> {
+    s.parse::<usize>()
+        .ok()
+        .filter(|n| crate::eval::pattern::STAGE_COUNTS.contains(n))
+        .ok_or_else(|| format!("'{s}' is not a stage count (16, 32 or 64)"))
+}
+
+/// Parses `--source-weight NAME=W` values into per-source weights.
+///
+/// # Errors
+/// An unknown name or a weight that is not a number in 0-100.
+pub fn source_weights(specs: &[String]) -> Result<[f32; crate::train::fit::N_SOURCES], String> {
+    use crate::train::fit::SOURCE_NAMES;
+    let mut w = [1.0; crate::train::fit::N_SOURCES];
+    for spec in specs {
+        let (name, value) = spec
+            .split_once('=')
+            .ok_or_else(|| format!("bad --source-weight '{spec}' (NAME=W, e.g. datagen=2)"))?;
+        let i = SOURCE_NAMES
+            .iter()
+            .position(|n| *n == name.trim())
+            .ok_or_else(|| {
+                format!("unknown source '{name}' in --source-weight (wthor, logbook or datagen)")
+            })?;
+        w[i] = value
+            .trim()
+            .parse::<f32>()
+            .ok()
+            .filter(|x| (0.0..=100.0).contains(x))
+            .ok_or_else(|| {
+                format!("bad weight '{value}' in --source-weight (a number in 0-100)")
+            })?;
+    }
+    Ok(w)
 }
 
 /// Runs `annex train`.
@@ -93,14 +155,24 @@ pub fn run(a: &TrainArgs) -> ToolResult {
         seed: a.seed,
         solve_empties: a.solve_empties,
         relabel: None,
+        datagen: a.datagen.clone(),
+        exclude: if a.no_default_exclude {
+            Vec::new()
+        } else {
+            crate::train::exclude::default_files(&a.data)
+        },
         fit: FitConfig {
             set,
             epochs: a.epochs,
             lambda: a.lambda,
             rate: a.rate,
+            source_weights: source_weights(&a.source_weight)?,
+            stages: a.stages,
+            margin: a.margin,
             ..FitConfig::default()
         },
     };
+    cfg.exclude.extend(a.exclude.iter().cloned());
     if a.relabel_depth > 0 {
         let rc = crate::train::relabel::RelabelConfig {
             depth: a.relabel_depth,
@@ -124,10 +196,11 @@ pub fn run(a: &TrainArgs) -> ToolResult {
     let report = pool.install(|| train(&cfg)).map_err(ToolError::feature)?;
     report.weights.save(&a.out)?;
     eprintln!(
-        "train: wrote {} ({} games trained, {} held out)",
+        "train: wrote {} ({} games trained, {} held out; {} training positions dropped as excluded test positions)",
         a.out.display(),
         report.games.0,
-        report.games.1
+        report.games.1,
+        report.excluded
     );
     Ok(())
 }
@@ -186,6 +259,27 @@ pub struct MeasureArgs {
     /// Annex's milliseconds per move against the GTP engine (at least 1).
     #[arg(long, default_value_t = 100, value_parser = args::millis())]
     gtp_movetime_ms: u64,
+    /// Games sampled from each online source (eOthello, PlayOK; not
+    /// training data), one position each, at 2-59 empties (0 = none).
+    #[arg(long, default_value_t = 300)]
+    online: usize,
+    /// Online positions with at most this many empties are solved exactly (0-30).
+    #[arg(long, default_value_t = 18, value_parser = clap::value_parser!(u32).range(0..=30))]
+    online_exact_max: u32,
+    /// Depth of the engine search labelling the other online positions (0 = drop them; 0-30).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(0..=30))]
+    label_depth: u32,
+    /// Evaluation of the labelling searches (a weights file, `embedded` or
+    /// `simple`; the same labels whatever --eval measures).
+    #[arg(long, default_value = "embedded")]
+    label_eval: String,
+    /// Self-play data files (`annex datagen`) whose held-out games (--holdout,
+    /// --seed, as in training) give two more sets.
+    #[arg(long, num_args = 1.., value_name = "FILE")]
+    datagen: Vec<PathBuf>,
+    /// Most positions of each held-out self-play set.
+    #[arg(long, default_value_t = 2000)]
+    datagen_positions: usize,
     /// Worker threads (1-256).
     #[arg(long, default_value_t = 2, value_parser = args::threads())]
     threads: usize,
@@ -218,7 +312,8 @@ fn measure_report(a: &MeasureArgs, out: &mut impl Write) -> ToolResult {
     };
     let base = Evaluator::from_file(&a.baseline)?;
     let evals: Evals<'_> = [("pattern", &eval), ("baseline", &base)];
-    let sets = exact_sets(a)?;
+    let (mut sets, games) = exact_sets(a)?;
+    write_overlap(out, a, &mut sets, &games)?;
     write_accuracy(out, &sets, &evals, a.depth)?;
     write_speed(out, &sets, &evals)?;
     let rules = crate::rules::RuleSet::default();
@@ -245,10 +340,15 @@ fn measure_report(a: &MeasureArgs, out: &mut impl Write) -> ToolResult {
     Ok(())
 }
 
-/// The positions of known exact score: FFO #1-#59, hard-20, and (with
-/// `--solve N`) positions of held-out games solved here.
-fn exact_sets(a: &MeasureArgs) -> ToolResult<Vec<(String, Vec<Exact>)>> {
-    let mut sets: Vec<(String, Vec<Exact>)> = vec![
+/// Named test sets of exact (or labelled) positions.
+type Sets = Vec<(String, Vec<Exact>)>;
+
+/// The labelled test sets: FFO #1-#59 and hard-20; with `--solve N`
+/// positions of held-out games solved here; with `--online N` positions of
+/// online games (solved, or searched deeper); with `--datagen` positions of
+/// held-out self-play games. Also returns the WTHOR/Logistello games.
+fn exact_sets(a: &MeasureArgs) -> ToolResult<(Sets, Vec<Game>)> {
+    let mut sets: Sets = vec![
         (
             "FFO #1-#59".into(),
             read_ffo_tsv(&a.data.join("endgame/ffo/ffo_1_59.tsv")).map_err(ToolError::feature)?,
@@ -258,17 +358,6 @@ fn exact_sets(a: &MeasureArgs) -> ToolResult<Vec<(String, Vec<Exact>)>> {
             read_obf(&a.data.join("endgame/edax_hard/hard-20.obf")).map_err(ToolError::feature)?,
         ),
     ];
-    if a.solve > 0 {
-        sets.push(("held-out games".into(), held_out_solved(a)?));
-    }
-    Ok(sets)
-}
-
-/// Up to `--solve` positions of held-out games (one per game, empties
-/// cycling through 8..=`--solve-max`), solved exactly.
-fn held_out_solved(a: &MeasureArgs) -> ToolResult<Vec<Exact>> {
-    use rayon::prelude::*;
-    let t = Instant::now();
     let cfg = crate::train::TrainConfig {
         data_dir: a.data.clone(),
         wthor: true,
@@ -278,9 +367,109 @@ fn held_out_solved(a: &MeasureArgs) -> ToolResult<Vec<Exact>> {
         seed: a.seed,
         solve_empties: 0,
         relabel: None,
+        datagen: Vec::new(),
+        exclude: Vec::new(),
         fit: FitConfig::default(),
     };
     let games = crate::train::load_games(&cfg).map_err(ToolError::feature)?;
+    if a.solve > 0 {
+        sets.push((
+            "held-out WTHOR/Logistello games (exact)".into(),
+            held_out_solved(a, &games),
+        ));
+    }
+    if a.online > 0 {
+        let t = Instant::now();
+        let (eo, bad) =
+            testsets::read_eothello(&a.data.join("online_games/eothello/othello_dataset.csv"))
+                .map_err(ToolError::feature)?;
+        let p = a.data.join("online_games/playok/PLAYOK_2023.wtb");
+        let bytes = std::fs::read(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+        let po = read_wthor(&bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+        let label_eval = Evaluator::from_file(&a.label_eval)?;
+        for (name, g) in [("eOthello", &eo), ("PlayOK", &po)] {
+            let boards = testsets::sample_boards(g, a.online);
+            let (solved, searched) =
+                testsets::label_boards(&label_eval, &boards, a.online_exact_max, a.label_depth);
+            sets.push((format!("{name} games (exact)"), solved));
+            if !searched.is_empty() {
+                sets.push((
+                    format!(
+                        "{name} games (engine depth-{} labels, {} evaluation)",
+                        a.label_depth, a.label_eval
+                    ),
+                    searched,
+                ));
+            }
+        }
+        eprintln!(
+            "measure: labelled online positions in {:.1} s ({bad} eOthello lines skipped)",
+            t.elapsed().as_secs_f64()
+        );
+    }
+    if !a.datagen.is_empty() {
+        let (_, held) = crate::train::load_datagen(&a.datagen, a.seed, a.holdout)
+            .map_err(ToolError::feature)?;
+        let [solved, playout] = testsets::datagen_sets(&held, a.datagen_positions);
+        sets.push(("held-out self-play games (exact)".into(), solved));
+        sets.push(("held-out self-play games (play-out labels)".into(), playout));
+    }
+    Ok((sets, games))
+}
+
+/// How many positions of each set occur in the training games (the
+/// WTHOR/Logistello training split, up to symmetry) and in the default
+/// exclusion list (never trained on); drops those that occur from the
+/// online-game sets (measured on untrained positions only).
+fn write_overlap(
+    out: &mut impl Write,
+    a: &MeasureArgs,
+    sets: &mut Sets,
+    games: &[Game],
+) -> ToolResult {
+    let train: Vec<&Game> = games
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !crate::train::is_held_out(*i, a.seed, a.holdout))
+        .map(|(_, g)| g)
+        .collect();
+    let refs: Vec<&[Exact]> = sets.iter().map(|s| s.1.as_slice()).collect();
+    let found = testsets::occurrences(&refs, &train);
+    let ex = Exclusion::from_files(&crate::train::exclude::default_files(&a.data))
+        .map_err(ToolError::feature)?;
+    writeln!(
+        out,
+        "Test positions in the {} training games (WTHOR/Logistello, up to symmetry) / in the default exclusion list:",
+        train.len()
+    )?;
+    for ((name, set), f) in sets.iter_mut().zip(found) {
+        let excluded = set
+            .iter()
+            .filter(|x| ex.contains(x.board.player, x.board.opponent))
+            .count();
+        let seen = f.iter().filter(|&&x| x).count();
+        let online = name.starts_with("eOthello") || name.starts_with("PlayOK");
+        let note = if online && seen > 0 {
+            let mut it = f.iter();
+            set.retain(|_| !it.next().copied().unwrap_or(false));
+            format!(" (those dropped from the set: {} left)", set.len())
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "  {name}: {seen} / {excluded} of {} positions{note}",
+            f.len()
+        )?;
+    }
+    Ok(())
+}
+
+/// Up to `--solve` positions of held-out games (one per game, empties
+/// cycling through 8..=`--solve-max`), solved exactly.
+fn held_out_solved(a: &MeasureArgs, games: &[Game]) -> Vec<Exact> {
+    use rayon::prelude::*;
+    let t = Instant::now();
     let mut picks = Vec::new();
     let span = a.solve_max.saturating_sub(7).max(1) as usize;
     for (i, g) in games.iter().enumerate() {
@@ -311,7 +500,7 @@ fn held_out_solved(a: &MeasureArgs) -> ToolResult<Vec<Exact>> {
         solved.len(),
         t.elapsed().as_secs_f64()
     );
-    Ok(solved)
+    solved
 }
 
 /// Mean absolute error by empties band: static, alpha-beta and engine at
@@ -539,4 +728,32 @@ fn write_depth_match(
         t.elapsed().as_secs_f64()
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::source_weights;
+
+    #[test]
+    fn stage_counts_are_16_32_or_64() {
+        assert_eq!(super::stage_count("32"), Ok(32));
+        for bad in ["30", "0", "x", "-16"] {
+            assert!(
+                super::stage_count(bad)
+                    .unwrap_err()
+                    .contains("16, 32 or 64")
+            );
+        }
+    }
+
+    #[test]
+    fn source_weights_parse_and_refuse_bad_specs() {
+        let w = source_weights(&["datagen=2.5".into(), " wthor = 0".into()]).unwrap();
+        assert_eq!(w, [0.0, 1.0, 2.5]);
+        assert_eq!(source_weights(&[]).unwrap(), [1.0; 3]);
+        for bad in ["datagen", "games=1", "logbook=-1", "logbook=x", "wthor=101"] {
+            let e = source_weights(&[bad.into()]).unwrap_err();
+            assert!(e.contains("--source-weight"), "{bad}: {e}");
+        }
+    }
 }

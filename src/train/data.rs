@@ -15,6 +15,8 @@ pub struct Game {
     pub theoretical: Option<i32>,
     /// Empties of the position `theoretical` refers to.
     pub theoretical_empties: u32,
+    /// Source of its positions in the fit ([`crate::train::fit::SOURCE_WTHOR`], ...).
+    pub source: u8,
 }
 
 /// A position reached in a game, before a move was played there.
@@ -66,6 +68,7 @@ pub fn read_wthor(bytes: &[u8]) -> Result<Vec<Game>, crate::record::gamedb::Game
                 result: 2 * black - 64,
                 theoretical,
                 theoretical_empties: depth,
+                source: crate::train::fit::SOURCE_WTHOR,
             })
         })
         .collect())
@@ -99,6 +102,7 @@ fn parse_logbook_line(line: &str) -> Option<Game> {
         result,
         theoretical: None,
         theoretical_empties: 0,
+        source: crate::train::fit::SOURCE_LOGBOOK,
     })
 }
 

@@ -24,7 +24,21 @@ pub struct Sample {
     pub opponent: u64,
     /// Disc difference for the side to move (-64..=64).
     pub label: i8,
+    /// Where it comes from ([`SOURCE_WTHOR`], [`SOURCE_LOGBOOK`],
+    /// [`SOURCE_DATAGEN`]); selects its weight in the fit.
+    pub source: u8,
 }
+
+/// Source of a WTHOR game position.
+pub const SOURCE_WTHOR: u8 = 0;
+/// Source of a Logistello logbook position.
+pub const SOURCE_LOGBOOK: u8 = 1;
+/// Source of a self-play (`annex datagen`) position.
+pub const SOURCE_DATAGEN: u8 = 2;
+/// Number of sources.
+pub const N_SOURCES: usize = 3;
+/// Source names, by source number (as `--source-weight` spells them).
+pub const SOURCE_NAMES: [&str; N_SOURCES] = ["wthor", "logbook", "datagen"];
 
 impl Sample {
     /// Empty squares.
@@ -48,6 +62,11 @@ pub struct FitConfig {
     pub momentum: f32,
     /// Extra empties taken from each neighbouring stage.
     pub margin: u32,
+    /// Number of stages (one of [`crate::eval::pattern::STAGE_COUNTS`]).
+    pub stages: usize,
+    /// Weight of each source's samples in the loss, by source number (a
+    /// sample of weight 2 counts as two samples; 0 drops the source).
+    pub source_weights: [f32; N_SOURCES],
     /// Print progress on stderr.
     pub progress: bool,
 }
@@ -61,6 +80,8 @@ impl Default for FitConfig {
             rate: 0.05,
             momentum: 0.9,
             margin: 2,
+            stages: N_STAGES,
+            source_weights: [1.0; N_SOURCES],
             progress: true,
         }
     }
@@ -71,19 +92,21 @@ impl Default for FitConfig {
 pub struct StageFit {
     /// Stage number.
     pub stage: usize,
-    /// Positions it was trained on.
+    /// Positions it was trained on (of a source of weight above 0).
     pub samples: usize,
-    /// Training mean squared error (disc²) before each epoch, and after the last.
+    /// Training mean squared error (disc², weighted by source) before each
+    /// epoch, and after the last.
     pub mse: Vec<f64>,
 }
 
-/// Empties range `[lo, hi]` trained for `stage`.
-pub fn stage_window(stage: usize, margin: u32) -> (u32, u32) {
-    let lo = (stage as u32 * 4).saturating_sub(margin);
-    let hi = if stage == N_STAGES - 1 {
+/// Empties range `[lo, hi]` trained for `stage` of `stages`.
+pub fn stage_window(stage: usize, stages: usize, margin: u32) -> (u32, u32) {
+    let width = (64 / stages) as u32;
+    let lo = (stage as u32 * width).saturating_sub(margin);
+    let hi = if stage == stages - 1 {
         64
     } else {
-        stage as u32 * 4 + 3 + margin
+        stage as u32 * width + width - 1 + margin
     };
     (lo, hi)
 }
@@ -93,14 +116,15 @@ pub fn stage_window(stage: usize, margin: u32) -> (u32, u32) {
 pub fn fit(by_empties: &[Vec<Sample>], cfg: &FitConfig) -> (Weights, Vec<StageFit>) {
     let c = canon(cfg.set);
     let done = AtomicUsize::new(0);
-    let fits: Vec<(Vec<f32>, StageFit)> = (0..N_STAGES)
+    let n_stages = cfg.stages;
+    let fits: Vec<(Vec<f32>, StageFit)> = (0..n_stages)
         .into_par_iter()
         .map(|s| {
             let r = fit_stage(by_empties, s, cfg);
             let d = done.fetch_add(1, Ordering::Relaxed) + 1;
             if cfg.progress {
                 eprintln!(
-                    "train: stage {s:2} done ({d}/{N_STAGES}): {} positions, mse {:.2} -> {:.2}",
+                    "train: stage {s:2} done ({d}/{n_stages}): {} positions, mse {:.2} -> {:.2}",
                     r.1.samples,
                     r.1.mse.first().copied().unwrap_or(0.0),
                     r.1.mse.last().copied().unwrap_or(0.0)
@@ -109,7 +133,7 @@ pub fn fit(by_empties: &[Vec<Sample>], cfg: &FitConfig) -> (Weights, Vec<StageFi
             r
         })
         .collect();
-    let mut w = Weights::zeros(cfg.set);
+    let mut w = Weights::zeros_staged(cfg.set, cfg.stages);
     let mut reports = Vec::new();
     for (s, (ws, rep)) in fits.into_iter().enumerate() {
         for (dst, &x) in w.data[s * c.size..(s + 1) * c.size].iter_mut().zip(&ws) {
@@ -125,15 +149,16 @@ pub fn fit(by_empties: &[Vec<Sample>], cfg: &FitConfig) -> (Weights, Vec<StageFi
 fn fit_stage(by_empties: &[Vec<Sample>], stage: usize, cfg: &FitConfig) -> (Vec<f32>, StageFit) {
     let c = canon(cfg.set);
     let nf = cfg.set.n_features();
-    let (lo, hi) = stage_window(stage, cfg.margin);
-    let n: usize = by_empties
+    let (lo, hi) = stage_window(stage, cfg.stages, cfg.margin);
+    let cap: usize = by_empties
         .iter()
         .enumerate()
         .filter(|(e, _)| (lo..=hi).contains(&(*e as u32)))
         .map(|(_, v)| v.len())
         .sum();
-    let mut idx: Vec<u32> = Vec::with_capacity(n * nf);
-    let mut labels: Vec<f32> = Vec::with_capacity(n);
+    let mut idx: Vec<u32> = Vec::with_capacity(cap * nf);
+    let mut labels: Vec<f32> = Vec::with_capacity(cap);
+    let mut weights: Vec<f32> = Vec::with_capacity(cap);
     let mut counts = vec![0f32; c.size];
     let mut raw = [0u32; MAX_FEATURES];
     for (e, v) in by_empties.iter().enumerate() {
@@ -141,33 +166,48 @@ fn fit_stage(by_empties: &[Vec<Sample>], stage: usize, cfg: &FitConfig) -> (Vec<
             continue;
         }
         for smp in v {
+            let wt = cfg
+                .source_weights
+                .get(smp.source as usize)
+                .copied()
+                .unwrap_or(1.0);
+            if wt <= 0.0 {
+                continue;
+            }
             raw_features(smp.player, smp.opponent, cfg.set, &mut raw);
             for &r in &raw[..nf] {
                 let i = c.map[r as usize];
                 idx.push(i);
-                counts[i as usize] += 1.0;
+                counts[i as usize] += wt;
             }
             labels.push(smp.label as f32);
+            weights.push(wt);
         }
     }
     let mut w = vec![0f32; c.size];
     let mut vel = vec![0f32; c.size];
     let mut grad = vec![0f32; c.size];
     let inv: Vec<f32> = counts.iter().map(|&k| 1.0 / (k + cfg.lambda)).collect();
+    let n = labels.len();
+    let total_weight: f64 = weights.iter().map(|&x| x as f64).sum();
     let mut mse = Vec::with_capacity(cfg.epochs + 1);
     for epoch in 0..=cfg.epochs {
         grad.iter_mut().for_each(|g| *g = 0.0);
         let mut sse = 0f64;
-        for (k, &y) in labels.iter().enumerate() {
+        for (k, (&y, &wt)) in labels.iter().zip(&weights).enumerate() {
             let f = &idx[k * nf..(k + 1) * nf];
             let pred: f32 = f.iter().map(|&i| w[i as usize]).sum();
             let r = pred - y;
-            sse += (r * r) as f64;
+            sse += (wt * r * r) as f64;
             for &i in f {
-                grad[i as usize] += r;
+                grad[i as usize] += wt * r;
             }
         }
-        mse.push(if n > 0 { sse / n as f64 } else { 0.0 });
+        mse.push(if total_weight > 0.0 {
+            sse / total_weight
+        } else {
+            0.0
+        });
         if epoch == cfg.epochs {
             break;
         }

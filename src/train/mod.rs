@@ -22,9 +22,11 @@
 //! under an existing evaluation; held-out positions keep their game labels.
 
 pub mod data;
+pub mod exclude;
 pub mod fit;
 pub mod measure;
 pub mod relabel;
+pub mod testsets;
 pub mod cli;
 
 use crate::board::Board;
@@ -63,6 +65,12 @@ pub struct TrainConfig {
     /// Search-corrected labels of the training positions (none: the
     /// game-derived labels), with the evaluation that searches.
     pub relabel: Option<(relabel::RelabelConfig, crate::eval::Evaluator)>,
+    /// Self-play data files (`annex datagen`, `.adg`) trained on besides
+    /// the games; their games are held out by game index.
+    pub datagen: Vec<PathBuf>,
+    /// OBF files whose positions (and their symmetric images) are never
+    /// trained on (see [`exclude`]).
+    pub exclude: Vec<PathBuf>,
     /// Fitting parameters.
     pub fit: FitConfig,
 }
@@ -190,6 +198,9 @@ pub enum TrainError {
     /// The sources hold no game.
     #[error("no games to train on")]
     NoGames,
+    /// A self-play data file that cannot be read (the message names it).
+    #[error("{0}")]
+    Datagen(#[from] crate::datagen::format::FormatError),
     /// The GTP engine of a measuring match cannot be started.
     #[error("cannot start {program}: {failure}")]
     Start {
@@ -212,6 +223,50 @@ pub enum TrainError {
 /// Whether game number `i` (in load order) is held out.
 pub fn is_held_out(i: usize, seed: u64, percent: u64) -> bool {
     rng::hash(seed ^ rng::hash(i as u64)) % 100 < percent
+}
+
+/// Whether game `game` of a self-play data file is held out (a split
+/// independent of the game split of [`is_held_out`]).
+pub fn is_datagen_held_out(game: u32, seed: u64, percent: u64) -> bool {
+    const SALT: u64 = 0x6461_7461_6765_6e00; // "datagen"
+    is_held_out(game as usize, seed ^ SALT, percent)
+}
+
+/// The records of the self-play data files, split into training and
+/// held-out samples bucketed by empties (`0..=60`), and the held-out
+/// records themselves (for their solved flags).
+///
+/// # Errors
+/// A file cannot be read or is not a valid data file.
+pub fn load_datagen(
+    files: &[PathBuf],
+    seed: u64,
+    percent: u64,
+) -> Result<(Vec<Vec<Sample>>, Vec<crate::datagen::format::Record>), TrainError> {
+    let mut train = vec![Vec::new(); 61];
+    let mut held = Vec::new();
+    for f in files {
+        let recs = crate::datagen::format::read_file(f)?;
+        log::info!("{}: {} self-play records", f.display(), recs.len());
+        for r in recs {
+            if is_datagen_held_out(r.game, seed, percent) {
+                held.push(r);
+            } else {
+                train[(r.empties() as usize).min(60)].push(datagen_sample(&r));
+            }
+        }
+    }
+    Ok((train, held))
+}
+
+/// A training sample of a self-play record (its label, source datagen).
+pub fn datagen_sample(r: &crate::datagen::format::Record) -> Sample {
+    Sample {
+        player: r.player,
+        opponent: r.opponent,
+        label: r.label,
+        source: fit::SOURCE_DATAGEN,
+    }
 }
 
 /// Loads the games of the configured sources, WTHOR years in order then
@@ -325,6 +380,7 @@ pub fn game_samples_solved(
                 player: gp.board.player,
                 opponent: gp.board.opponent,
                 label: label.clamp(-64, 64) as i8,
+                source: g.source,
             }
         })
         .collect()
@@ -396,13 +452,20 @@ pub struct TrainReport {
     pub held_out: Vec<(usize, usize, f64)>,
     /// Games trained on / held out.
     pub games: (usize, usize),
+    /// Training samples dropped because they are excluded test positions.
+    pub excluded: usize,
+    /// Held-out MAE per stage on the held-out self-play games (empty
+    /// without datagen files), against their labels.
+    pub held_out_datagen: Vec<(usize, usize, f64)>,
 }
 
 /// Loads, labels, splits and fits.
 pub fn train(cfg: &TrainConfig) -> Result<TrainReport, TrainError> {
     let t = Instant::now();
+    let exclusion = exclude::Exclusion::from_files(&cfg.exclude)?;
+    let (dg_train, dg_held) = load_datagen(&cfg.datagen, cfg.seed, cfg.holdout_percent)?;
     let games = load_games(cfg)?;
-    if games.is_empty() {
+    if games.is_empty() && dg_train.iter().all(Vec::is_empty) {
         return Err(TrainError::NoGames);
     }
     let (mut tr, mut ho) = (Vec::new(), Vec::new());
@@ -420,22 +483,43 @@ pub fn train(cfg: &TrainConfig) -> Result<TrainReport, TrainError> {
             eprintln!("train: relabelling searched {nodes} nodes");
         }
     }
+    let dg_n: usize = dg_train.iter().map(Vec::len).sum();
+    for (dst, src) in train_set.iter_mut().zip(dg_train) {
+        dst.extend(src);
+    }
+    let excluded = exclusion.filter(&mut train_set);
     let held_set = bucket_solved(&ho, cfg.solve_empties, false);
     let n: usize = train_set.iter().map(Vec::len).sum();
     if cfg.fit.progress {
         eprintln!(
-            "train: {} games ({} held out), {n} training positions, loaded in {:.1} s",
+            "train: {} games ({} held out), {dg_n} self-play positions ({} held out), \
+             {excluded} training positions dropped as test positions ({} excluded positions \
+             and their images), {n} training positions, loaded in {:.1} s",
             games.len(),
             ho.len(),
+            dg_held.len(),
+            exclusion.positions(),
             t.elapsed().as_secs_f64()
         );
     }
     let (weights, stages) = fit::fit(&train_set, &cfg.fit);
     let eval = PatternEval::new(&weights);
     let held_out = mae_by_stage(&eval, &held_set);
+    let mut dg_by = vec![Vec::new(); 61];
+    for r in &dg_held {
+        dg_by[(r.empties() as usize).min(60)].push(datagen_sample(r));
+    }
+    let held_out_datagen = if dg_held.is_empty() {
+        Vec::new()
+    } else {
+        mae_by_stage(&eval, &dg_by)
+    };
     if cfg.fit.progress {
         for (s, c, m) in &held_out {
             eprintln!("train: held-out stage {s:2}: {c:7} positions, MAE {m:.2} discs");
+        }
+        for (s, c, m) in &held_out_datagen {
+            eprintln!("train: held-out self-play stage {s:2}: {c:7} positions, MAE {m:.2} discs");
         }
         eprintln!("train: total {:.1} s", t.elapsed().as_secs_f64());
     }
@@ -444,5 +528,7 @@ pub fn train(cfg: &TrainConfig) -> Result<TrainReport, TrainError> {
         stages,
         held_out,
         games: (tr.len(), ho.len()),
+        excluded,
+        held_out_datagen,
     })
 }

@@ -96,6 +96,7 @@ mod tests {
             player: b.player,
             opponent: b.opponent,
             label: 40,
+            source: 0,
         };
         by[60].push(s);
         by[10].push(Sample { label: 40, ..s });
