@@ -64,7 +64,10 @@ pub fn parse_input(line: &str, rules: &RuleSet) -> Result<Position, InputError> 
     let t = line.trim();
     let board_part = t.split(';').next().unwrap_or("").trim();
     let squares = board_part.chars().filter(|c| !c.is_whitespace()).count();
-    if t.contains(';') || squares == 64 || squares == 65 {
+    // A board string has no digits; a 32-move transcript also has 64
+    // characters, so the digits tell them apart.
+    let board_like = !board_part.chars().any(|c| c.is_ascii_digit());
+    if t.contains(';') || (board_like && (squares == 64 || squares == 65)) {
         if t.contains(';') {
             return t
                 .parse::<ObfLine>()
@@ -390,6 +393,18 @@ mod tests {
         assert_eq!(p, Position::from_transcript("f5d6", &r).unwrap());
         assert!(parse_input("f5f5", &r).is_err());
         assert!(parse_input("hello", &r).is_err());
+        // A 32-move transcript is 64 characters, as long as a board.
+        let mut moves = String::new();
+        for _ in 0..32 {
+            let next = (0..64)
+                .map(|i| format!("{moves}{}{}", (b'a' + i % 8) as char, 1 + i / 8))
+                .find(|t| Position::from_transcript(t, &r).is_ok())
+                .expect("a legal move");
+            moves = next;
+        }
+        assert_eq!(moves.len(), 64);
+        let want = Position::from_transcript(&moves, &r).unwrap();
+        assert_eq!(parse_input(&moves, &r).unwrap(), want);
         let glued: String = start.to_string().replace(' ', "");
         assert_eq!(parse_input(&glued, &r).unwrap(), start);
     }
