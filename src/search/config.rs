@@ -85,6 +85,10 @@ tunables! {
     /// Endgame ordering by a shallow midgame search from this many empties
     /// (64: never; measured slower than mobility ordering alone).
     end_shallow_min_empties: u32 = 64,
+    /// Endgame shallow-search ordering: one ply deeper every this many
+    /// empties above `end_shallow_min_empties` (depth 0 is the child's
+    /// static value).
+    end_shallow_step: u32 = 4,
     /// Endgame: enhanced transposition cutoffs (children probed in the
     /// table before any is searched) from this many empties.
     etc_min_empties: u32 = 12,
@@ -95,6 +99,8 @@ tunables! {
     sel_t1: u32 = 100,
     /// Second selective pass (wider; 0: none).
     sel_t2: u32 = 0,
+    /// Third selective pass (wider still; 0: none).
+    sel_t3: u32 = 0,
     /// Selective passes: ProbCut from this many empties.
     probcut_min_empties: u32 = 11,
     /// ProbCut search depth, in percent of the empties.
@@ -181,7 +187,7 @@ mod tests {
         let default = Config::default();
         let listed: Vec<&str> = default.names().iter().map(|(n, _)| *n).collect();
         assert_eq!(listed, Config::NAMES);
-        assert_eq!(listed.len(), 26);
+        assert_eq!(listed.len(), 28);
         for (i, name) in Config::NAMES.iter().enumerate() {
             let old = default.names()[i].1;
             let new = if old == 777 { 778 } else { 777 };
