@@ -95,7 +95,7 @@ impl Worker<'_> {
     ) -> EndMoves {
         let n = b.empties();
         let shallow = if n >= self.cfg.end_shallow_min_empties {
-            1 + (n - self.cfg.end_shallow_min_empties) as i32 / 4
+            1 + ((n - self.cfg.end_shallow_min_empties) / self.cfg.end_shallow_step.max(1)) as i32
         } else {
             0
         };
