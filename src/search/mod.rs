@@ -25,6 +25,7 @@ mod stability;
 mod worker;
 pub mod time;
 pub mod tt;
+mod tt_memory;
 
 use crate::board::Board;
 use crate::eval::{Evaluator, SCALE};

@@ -29,6 +29,7 @@
 //! assert!(t.probe(43).is_none());
 //! ```
 
+use super::tt_memory::ZeroedSlice;
 use crate::moves::Move;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
 
@@ -82,7 +83,7 @@ pub struct AllocError {
 
 /// The shared transposition table.
 pub struct Table {
-    buckets: Vec<Bucket>,
+    buckets: ZeroedSlice<Bucket>,
     generation: AtomicU8,
 }
 
@@ -98,26 +99,26 @@ impl Table {
     /// A stand-in of one bucket, for an engine whose table is not yet
     /// allocated.
     pub fn empty() -> Table {
-        Table {
-            buckets: vec![Bucket::default()],
-            generation: AtomicU8::new(0),
-        }
+        Table::with_buckets(1).expect("one bucket of 64 bytes")
     }
 
     /// A table of `mb` MiB (at least one bucket), or an error when the
-    /// allocator refuses the memory (e.g. under `ulimit -v`). Every page is
-    /// written here, so the first search does not pay for faulting them in.
+    /// allocator refuses the memory (e.g. under `ulimit -v`). The memory is
+    /// aligned for huge pages and written here (see `tt_memory`), so the first search does not pay for faulting them in.
     ///
     /// # Errors
     /// The size overflows or the memory cannot be allocated.
     pub fn try_new(mb: usize) -> Result<Table, AllocError> {
         let refused = || AllocError { mb };
         let bytes = mb.max(1).checked_mul(1 << 20).ok_or_else(refused)?;
-        let n = (bytes / std::mem::size_of::<Bucket>()).max(1);
-        let mut buckets = Vec::new();
-        buckets.try_reserve_exact(n).map_err(|_| refused())?;
-        buckets.resize_with(n, Bucket::default);
-        Ok(Table {
+        Table::with_buckets(bytes / std::mem::size_of::<Bucket>()).ok_or_else(refused)
+    }
+
+    /// A table of `n` buckets (at least one); `None` when refused.
+    fn with_buckets(n: usize) -> Option<Table> {
+        // Safety: all-zero bytes are an empty bucket (atomics holding 0).
+        let buckets = unsafe { ZeroedSlice::<Bucket>::new(n) }?;
+        Some(Table {
             buckets,
             generation: AtomicU8::new(0),
         })
@@ -130,7 +131,7 @@ impl Table {
 
     /// Empties every slot and resets the generation.
     pub fn clear(&self) {
-        for b in &self.buckets {
+        for b in self.buckets.iter() {
             for s in &b.0 {
                 s.check.store(0, Relaxed);
                 s.data.store(0, Relaxed);
@@ -149,6 +150,23 @@ impl Table {
     fn bucket(&self, key: u64) -> &Bucket {
         let i = ((key as u128 * self.buckets.len() as u128) >> 64) as usize;
         &self.buckets[i]
+    }
+
+    /// Asks the CPU to start loading the bucket of `key` (a hint only), so
+    /// that probes of several keys overlap their cache misses.
+    #[inline(always)]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let ptr = self.bucket(key) as *const Bucket as *const i8;
+            // Safety: SSE is part of every x86-64 CPU, and a prefetch of a
+            // valid address (a reference into the table) has no effect but
+            // on the cache.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(ptr) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
     }
 
     /// The entry for `key`, if stored.
