@@ -89,7 +89,9 @@ tunables! {
     /// 1 thread): the static value (depth 0) with the weights above from
     /// 18 empties saves 20%; with the weights 16/2/4 (the value 8 times
     /// heavier) it cost 60%, and depth-1 searches from 24 cost more still.
-    end_shallow_min_empties: u32 = 18,
+    /// From 12 instead of 18: -17% on #40-#48, -14% on #49-#52, -20% on
+    /// #20-#38 (from 15: -10% on #40-#48; from 9: -11%).
+    end_shallow_min_empties: u32 = 12,
     /// Endgame shallow-search ordering: one ply deeper every this many
     /// empties above `end_shallow_min_empties` (64: the static value only).
     end_shallow_step: u32 = 64,
