@@ -89,7 +89,9 @@ tunables! {
     /// 1 thread): the static value (depth 0) with the weights above from
     /// 18 empties saves 20%; with the weights 16/2/4 (the value 8 times
     /// heavier) it cost 60%, and depth-1 searches from 24 cost more still.
-    end_shallow_min_empties: u32 = 18,
+    /// From 12 instead of 18: -17% on #40-#48, -14% on #49-#52, -20% on
+    /// #20-#38 (from 15: -10% on #40-#48; from 9: -11%).
+    end_shallow_min_empties: u32 = 12,
     /// Endgame shallow-search ordering: one ply deeper every this many
     /// empties above `end_shallow_min_empties` (64: the static value only).
     end_shallow_step: u32 = 64,
@@ -120,6 +122,16 @@ tunables! {
     midcut_min_depth: u32 = 3,
     /// Parallel endgame: moves searched alone before a split point opens.
     split_serial: u32 = 1,
+    /// Endgame ordering: the child's value by a table-free depth-1 search
+    /// (`sortsearch`) from this many empties (64: never). From 22: +4% on
+    /// FFO #49-#52 (nodes, 1 thread).
+    end_sort_d1_empties: u32 = 64,
+    /// Endgame ordering: the same at depth 2 from this many empties
+    /// (overrides `end_sort_d1_empties` and `end_shallow_step`). Nodes at 1
+    /// thread against the static value (FFO #40-#48 / #49-#52): from 16
+    /// +1.5% / -19%, from 14 +10% / -5%, from 18 +4% / -13%, from 19 +6% /
+    /// -10%, from 22 +7% / -5%; #20-#38 from 16: -1%.
+    end_sort_d2_empties: u32 = 16,
 }
 
 /// Largest value a tunable can be set to.
@@ -192,7 +204,7 @@ mod tests {
         let default = Config::default();
         let listed: Vec<&str> = default.names().iter().map(|(n, _)| *n).collect();
         assert_eq!(listed, Config::NAMES);
-        assert_eq!(listed.len(), 28);
+        assert_eq!(listed.len(), 30);
         for (i, name) in Config::NAMES.iter().enumerate() {
             let old = default.names()[i].1;
             let new = if old == 777 { 778 } else { 777 };

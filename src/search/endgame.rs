@@ -5,7 +5,8 @@
 //!   and square-class order), down to the last 1-4 empties (see `shallow`).
 //! - From `sort_min_empties`: fastest-first ordering (fewest replies for
 //!   the opponent, corners counted twice), parity as a tie-break, the hash
-//!   move first.
+//!   move first; from `end_shallow_min_empties` plus the child's value (see
+//!   `end_moves`).
 //! - From `stability_min_empties`: stability cutoffs (the stable discs of a
 //!   side bound the final score).
 //! - From `tt_min_empties`: the shared table; solved entries are used at
@@ -82,8 +83,11 @@ pub(crate) struct EndMoves {
 }
 
 impl Worker<'_> {
-    /// Moves of `b` (flips all) best first: hash move, then fewest opponent
-    /// replies (if `sort`), then odd quadrants.
+    /// Moves of `b` (flips all) best first: hash move, then (if `sort`) a
+    /// key of the opponent's replies (corners twice), potential mobility and
+    /// parity, plus the child's value from `end_shallow_min_empties`: its
+    /// static value, or a table-free depth-2 search (`sort_value`) from
+    /// `end_sort_d2_empties`; without `sort`, odd quadrants first.
     #[inline]
     pub(crate) fn end_moves(
         &mut self,
@@ -94,6 +98,13 @@ impl Worker<'_> {
         tie: i32,
     ) -> EndMoves {
         let n = b.empties();
+        let sort_depth = if n >= self.cfg.end_sort_d2_empties {
+            2
+        } else if n >= self.cfg.end_sort_d1_empties {
+            1
+        } else {
+            0
+        };
         let shallow = if n >= self.cfg.end_shallow_min_empties {
             1 + ((n - self.cfg.end_shallow_min_empties) / self.cfg.end_shallow_step.max(1)) as i32
         } else {
@@ -127,7 +138,9 @@ impl Worker<'_> {
                     } else {
                         self.cfg.end_parity_weight
                     }
-                    + if shallow > 0 {
+                    + if sort_depth > 0 {
+                        self.sort_value(&child, -INF, INF, sort_depth, -tie)
+                    } else if shallow > 0 {
                         self.pvs(&child, -INF, INF, shallow - 1, -tie, 60, &mut scratch)
                     } else {
                         0

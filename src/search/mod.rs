@@ -21,6 +21,7 @@ mod midgame;
 mod parallel;
 mod root;
 mod shallow;
+mod sortsearch;
 mod stability;
 mod worker;
 pub mod time;

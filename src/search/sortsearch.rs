@@ -1,0 +1,144 @@
+//! The shallow search that orders the moves of a deep endgame node
+//! (flips-all rules): fail-soft alpha-beta to a fixed depth on the static
+//! evaluation, without the table, so that it leaves no midgame moves there
+//! for the endgame solver to take as hash moves (the midgame search used
+//! before did, and those moves ordered worse than the solver's own key).
+
+use super::worker::Worker;
+use super::{INF, final_value};
+use crate::board::{Board, flips};
+
+impl Worker<'_> {
+    /// The value of `b` for the side to move, `depth` plies deep on the
+    /// static evaluation, within `(alpha, beta)` (fail-soft).
+    pub(crate) fn sort_value(
+        &mut self,
+        b: &Board,
+        alpha: i32,
+        beta: i32,
+        depth: i32,
+        tie: i32,
+    ) -> i32 {
+        self.local += 1;
+        if depth <= 0 {
+            return self.eval(b);
+        }
+        let mut legal = b.legal_moves();
+        if legal == 0 {
+            let passed = b.pass();
+            if passed.legal_moves() == 0 {
+                return final_value(b, self.scoring, tie);
+            }
+            return -self.sort_value(&passed, -beta, -alpha, depth, -tie);
+        }
+        let mut alpha = alpha;
+        let mut best = -INF;
+        while legal != 0 {
+            let s = legal.trailing_zeros() as usize;
+            legal &= legal - 1;
+            let child = b.play_flips(s, flips(b.player, b.opponent, s));
+            let v = -self.sort_value(&child, -beta, -alpha, depth - 1, -tie);
+            if v > best {
+                best = v;
+                if v > alpha {
+                    alpha = v;
+                    if v >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tt::Table;
+    use super::super::{Config, Job, Limits, SearchShared};
+    use super::*;
+    use crate::eval::Evaluator;
+    use crate::position::Position;
+    use crate::rules::RuleSet;
+    use std::sync::Arc;
+    use std::time::Instant;
+
+    /// Plain negamax without pruning, the slow reference.
+    fn negamax(w: &Worker<'_>, b: &Board, depth: i32, tie: i32) -> i32 {
+        if depth == 0 {
+            return w.eval(b);
+        }
+        let legal = b.legal_moves();
+        if legal == 0 {
+            let passed = b.pass();
+            if passed.legal_moves() == 0 {
+                return final_value(b, w.scoring, tie);
+            }
+            return -negamax(w, &passed, depth, -tie);
+        }
+        let mut best = -INF;
+        let mut l = legal;
+        while l != 0 {
+            let s = l.trailing_zeros() as usize;
+            l &= l - 1;
+            let child = b.play_flips(s, flips(b.player, b.opponent, s));
+            best = best.max(-negamax(w, &child, depth - 1, -tie));
+        }
+        best
+    }
+
+    /// With a full window the pruned search returns the negamax value, and
+    /// a narrow window still bounds it correctly (fail-soft), on positions
+    /// of random games.
+    #[test]
+    fn sort_value_matches_negamax() {
+        let rules = RuleSet::default();
+        let job = Job {
+            position: Position::start(&rules),
+            rules,
+            limits: Limits::default(),
+            config: Config::default(),
+            evaluator: Evaluator::default(),
+            tt: Arc::new(Table::new(1)),
+            shared: Arc::new(SearchShared::default()),
+            start: Instant::now(),
+            pool: None,
+        };
+        let mut w = Worker::new(&job);
+        let mut rng = crate::rng::Rng::new(0x5eed_0f0d_d5a1);
+        let mut checked = 0;
+        for _ in 0..40 {
+            let mut b = Position::start(&rules).board;
+            for ply in 0..60 {
+                let legal = b.legal_moves();
+                if legal == 0 {
+                    if b.pass().legal_moves() == 0 {
+                        break;
+                    }
+                    b = b.pass();
+                    continue;
+                }
+                if ply % 7 == 3 {
+                    for depth in 0..3 {
+                        let want = negamax(&w, &b, depth, 1);
+                        assert_eq!(w.sort_value(&b, -INF, INF, depth, 1), want);
+                        for a in [want - 3, want, want + 3] {
+                            let v = w.sort_value(&b, a, a + 1, depth, 1);
+                            assert_eq!(v > a, want > a, "null window at {a}");
+                            assert!(if v > a { v <= want } else { v >= want });
+                        }
+                        checked += 1;
+                    }
+                }
+                let k = (rng.next_u64() % u64::from(legal.count_ones())) as u32;
+                let mut l = legal;
+                for _ in 0..k {
+                    l &= l - 1;
+                }
+                let s = l.trailing_zeros() as usize;
+                b = b.play_flips(s, flips(b.player, b.opponent, s));
+            }
+        }
+        assert!(checked > 300, "{checked}");
+    }
+}
