@@ -186,10 +186,9 @@ impl Worker<'_> {
             let child = b.play_flips(s, flips(b.player, b.opponent, s));
             if let Some(e) = self.job.tt.probe(tt_key(&child, -tie))
                 && e.solved
-                && e.bound != TtBound::Lower
-                && -e.score > alpha
+                && -e.upper > alpha
             {
-                return Some(-e.score);
+                return Some(-e.upper);
             }
         }
         None
@@ -221,13 +220,10 @@ impl Worker<'_> {
             if let Some(s) = e.mv.and_then(|m| m.to_square()) {
                 hash_sq = s.index() as u8;
             }
-            if e.solved || (self.sel_level > 0 && e.depth >= SEL_DEPTH * self.sel_level) {
-                match e.bound {
-                    TtBound::Exact => return e.score,
-                    TtBound::Lower if e.score > alpha => return e.score,
-                    TtBound::Upper if e.score <= alpha => return e.score,
-                    _ => {}
-                }
+            if (e.solved || (self.sel_level > 0 && e.depth >= SEL_DEPTH * self.sel_level))
+                && let Some(v) = e.cut(alpha, alpha + 1)
+            {
+                return v;
             }
         }
         let legal = b.legal_moves();
@@ -286,11 +282,13 @@ impl Worker<'_> {
     }
 
     /// Stores an endgame result: solved, or tagged with the selective
-    /// level (never taken for solved).
+    /// level (never taken for solved). Below `probcut_min_empties` a
+    /// selective pass searches exactly (no ProbCut in the subtree, whose
+    /// entries are all solved), so its results are stored solved.
     #[inline]
     fn end_store(&self, key: u64, sq: u8, score: i32, n: u32, bound: TtBound) {
         let mv = Some(Move::square(Square::from_index_unchecked(sq)));
-        if self.sel_level == 0 {
+        if self.sel_level == 0 || n < self.cfg.probcut_min_empties {
             self.job.tt.store(key, mv, score, n, bound, true);
         } else {
             let depth = SEL_DEPTH * self.sel_level + n;
