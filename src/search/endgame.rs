@@ -203,6 +203,9 @@ impl Worker<'_> {
             return self.solve_small(b, alpha, tie);
         }
         if n < self.cfg.tt_min_empties {
+            if n + 1 == self.cfg.tt_min_empties && self.cfg.tt_edge_mode > 0 {
+                return self.shallow_tt(b, alpha, tie, n);
+            }
             return self.shallow(b, alpha, tie);
         }
         if self.tick() {
@@ -279,6 +282,29 @@ impl Worker<'_> {
             self.end_store(key, best_sq, best, n, bound);
         }
         best
+    }
+
+    /// [`Worker::shallow`] behind a table probe (`tt_edge_mode`): solved
+    /// bounds cut, and the result is stored (no move) when it fails high
+    /// or, in mode 2, always.
+    fn shallow_tt(&mut self, b: &Board, alpha: i32, tie: i32, n: u32) -> i32 {
+        let key = tt_key(b, tie);
+        if let Some(e) = self.job.tt.probe(key)
+            && e.solved
+            && let Some(v) = e.cut(alpha, alpha + 1)
+        {
+            return v;
+        }
+        let v = self.shallow(b, alpha, tie);
+        if self.stopped {
+            return 0;
+        }
+        if v > alpha {
+            self.job.tt.store(key, None, v, n, TtBound::Lower, true);
+        } else if self.cfg.tt_edge_mode >= 2 {
+            self.job.tt.store(key, None, v, n, TtBound::Upper, true);
+        }
+        v
     }
 
     /// Stores an endgame result: solved, or tagged with the selective
