@@ -211,10 +211,9 @@ impl Worker<'_> {
         for &key in &keys[..n] {
             if let Some(e) = self.job.tt.probe(key)
                 && e.solved
-                && e.bound != TtBound::Lower
-                && -e.score > alpha
+                && -e.upper > alpha
             {
-                return Some(-e.score);
+                return Some(-e.upper);
             }
         }
         None
@@ -229,6 +228,9 @@ impl Worker<'_> {
             return self.solve_small(b, alpha, tie);
         }
         if n < self.cfg.tt_min_empties {
+            if n + 1 == self.cfg.tt_min_empties && self.cfg.tt_edge_mode > 0 {
+                return self.shallow_tt(b, alpha, tie, n);
+            }
             return self.shallow(b, alpha, tie);
         }
         if self.tick() {
@@ -246,13 +248,10 @@ impl Worker<'_> {
             if let Some(s) = e.mv.and_then(|m| m.to_square()) {
                 hash_sq = s.index() as u8;
             }
-            if e.solved || (self.sel_level > 0 && e.depth >= SEL_DEPTH * self.sel_level) {
-                match e.bound {
-                    TtBound::Exact => return e.score,
-                    TtBound::Lower if e.score > alpha => return e.score,
-                    TtBound::Upper if e.score <= alpha => return e.score,
-                    _ => {}
-                }
+            if (e.solved || (self.sel_level > 0 && e.depth >= SEL_DEPTH * self.sel_level))
+                && let Some(v) = e.cut(alpha, alpha + 1)
+            {
+                return v;
             }
         }
         let legal = b.legal_moves();
@@ -310,12 +309,37 @@ impl Worker<'_> {
         best
     }
 
+    /// [`Worker::shallow`] behind a table probe (`tt_edge_mode`): solved
+    /// bounds cut, and the result is stored (no move) when it fails high
+    /// or, in mode 2, always.
+    fn shallow_tt(&mut self, b: &Board, alpha: i32, tie: i32, n: u32) -> i32 {
+        let key = tt_key(b, tie);
+        if let Some(e) = self.job.tt.probe(key)
+            && e.solved
+            && let Some(v) = e.cut(alpha, alpha + 1)
+        {
+            return v;
+        }
+        let v = self.shallow(b, alpha, tie);
+        if self.stopped {
+            return 0;
+        }
+        if v > alpha {
+            self.job.tt.store(key, None, v, n, TtBound::Lower, true);
+        } else if self.cfg.tt_edge_mode >= 2 {
+            self.job.tt.store(key, None, v, n, TtBound::Upper, true);
+        }
+        v
+    }
+
     /// Stores an endgame result: solved, or tagged with the selective
-    /// level (never taken for solved).
+    /// level (never taken for solved). Below `probcut_min_empties` a
+    /// selective pass searches exactly (no ProbCut in the subtree, whose
+    /// entries are all solved), so its results are stored solved.
     #[inline]
     fn end_store(&self, key: u64, sq: u8, score: i32, n: u32, bound: TtBound) {
         let mv = Some(Move::square(Square::from_index_unchecked(sq)));
-        if self.sel_level == 0 {
+        if self.sel_level == 0 || n < self.cfg.probcut_min_empties {
             self.job.tt.store(key, mv, score, n, bound, true);
         } else {
             let depth = SEL_DEPTH * self.sel_level + n;

@@ -57,13 +57,11 @@ impl Worker<'_> {
         let mut hash_move = None;
         if let Some(e) = self.job.tt.probe(key) {
             hash_move = e.mv;
-            if !pv_node && (e.solved || (!solved && e.depth as i32 >= depth)) {
-                match e.bound {
-                    TtBound::Exact => return e.score,
-                    TtBound::Lower if e.score >= beta => return e.score,
-                    TtBound::Upper if e.score <= alpha => return e.score,
-                    _ => {}
-                }
+            if !pv_node
+                && (e.solved || (!solved && e.depth as i32 >= depth))
+                && let Some(v) = e.cut(alpha, beta)
+            {
+                return v;
             }
         }
         if !pv_node

@@ -14,9 +14,14 @@
 //! played, and a wrong bound can at worst change a search result the way
 //! any hash collision does (about 2^-60 per probe).
 //!
-//! `data` packs, from bit 0: score (`i16`), move (`u16`, `0xffff` = none),
-//! depth (`u8`), bound (2 bits), solved flag (1 bit), generation (8 bits).
-//! A *solved* entry holds a bound on the exact game value (from the
+//! `data` packs, from bit 0: lower bound (`i16`), upper bound (`i16`;
+//! a missing bound is `-INF` / `INF`), move (12 bits, `0xfff` = none),
+//! depth (`u8`), solved flag (1 bit), generation (8 bits), and bit 63 set
+//! in every entry. Keeping both bounds matters because the same node is
+//! searched with different windows (aspiration windows, PVS re-searches,
+//! selective passes): a node proven `>= a` in one null-window search and
+//! `<= b` in another keeps both, and `a == b` is the exact value.
+//! A *solved* entry holds bounds on the exact game value (from the
 //! endgame solver or a midgame search that reached the end of the game);
 //! its depth is the number of empty squares and it is valid at any depth.
 //!
@@ -25,10 +30,11 @@
 //! let t = Table::new(1);
 //! t.store(42, None, 64, 5, TtBound::Exact, false);
 //! let e = t.probe(42).unwrap();
-//! assert_eq!((e.score, e.depth), (64, 5));
+//! assert_eq!((e.lower, e.upper, e.depth), (64, 64, 5));
 //! assert!(t.probe(43).is_none());
 //! ```
 
+use super::INF;
 use super::tt_memory::ZeroedSlice;
 use crate::moves::Move;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
@@ -44,19 +50,36 @@ pub enum TtBound {
     Exact,
 }
 
-/// A decoded entry.
+/// A decoded entry: the value lies in `lower..=upper`; a missing bound is
+/// `-INF` or `INF`.
 #[derive(Clone, Copy, Debug)]
 pub struct TtEntry {
-    /// Score in search units (1/`eval::SCALE` disc).
-    pub score: i32,
+    /// Lower bound in search units (1/`eval::SCALE` disc), `-INF` if none.
+    pub lower: i32,
+    /// Upper bound in search units, `INF` if none.
+    pub upper: i32,
     /// Best or refutation move, unchecked.
     pub mv: Option<Move>,
     /// Remaining depth (empties for solved entries).
     pub depth: u32,
-    /// Bound type.
-    pub bound: TtBound,
-    /// Whether the score bounds the exact game value.
+    /// Whether the bounds bound the exact game value.
     pub solved: bool,
+}
+
+impl TtEntry {
+    /// The stored bound that decides the window `(alpha, beta)`, fail-soft:
+    /// a lower bound at or above `beta`, an upper bound at or below
+    /// `alpha`, or equal bounds (the exact value).
+    #[inline]
+    pub fn cut(&self, alpha: i32, beta: i32) -> Option<i32> {
+        if self.lower >= beta || self.lower == self.upper {
+            Some(self.lower)
+        } else if self.upper <= alpha {
+            Some(self.upper)
+        } else {
+            None
+        }
+    }
 }
 
 #[derive(Default)]
@@ -71,7 +94,16 @@ struct Bucket([Slot; 4]);
 
 const _: () = assert!(std::mem::size_of::<Bucket>() == 64);
 
-const NO_MOVE: u64 = 0xffff;
+/// Move field (12 bits: a square and a direction, see [`Move::to_u16`]).
+const MOVE_SHIFT: u32 = 32;
+const NO_MOVE: u64 = 0xfff;
+const DEPTH_SHIFT: u32 = 44;
+const SOLVED_BIT: u32 = 52;
+const GEN_SHIFT: u32 = 53;
+/// Set in every stored word, so that an empty slot (0) is never an entry.
+const USED: u64 = 1 << 63;
+
+const _: () = assert!(Move::PASS.to_u16() as u64 <= NO_MOVE);
 
 /// The allocator refused the memory for a table of `mb` MiB.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -181,9 +213,13 @@ impl Table {
         None
     }
 
-    /// Stores an entry. The slot of the same key is overwritten (keeping its
-    /// move when `mv` is `None`); otherwise the least valuable slot of the
-    /// bucket: one from an older search, else the shallowest.
+    /// Stores a bound. On the slot of the same key, a bound of the same
+    /// kind (`solved` and `depth` equal) is merged with the stored ones
+    /// when they are compatible (the tighter lower and upper bound are
+    /// kept); otherwise the entry is replaced, unless it is a deeper one of
+    /// this search and the new bound is neither solved nor exact. A `None`
+    /// move keeps the stored move. A new key takes the least valuable slot
+    /// of the bucket: one from an older search, else the shallowest.
     pub fn store(
         &self,
         key: u64,
@@ -194,6 +230,10 @@ impl Table {
         solved: bool,
     ) {
         let generation_now = self.generation.load(Relaxed);
+        let depth = depth.min(255);
+        let score = score.clamp(-INF, INF);
+        let mut lower = if bound == TtBound::Upper { -INF } else { score };
+        let mut upper = if bound == TtBound::Lower { INF } else { score };
         let bucket = self.bucket(key);
         let mut victim = 0;
         let mut victim_value = i32::MAX;
@@ -205,27 +245,34 @@ impl Table {
                 victim_value = i32::MIN;
                 continue;
             }
+            let old_gen = (data >> GEN_SHIFT) as u8;
             if s.check.load(Relaxed) ^ data == key {
-                if mv_code == NO_MOVE {
-                    mv_code = (data >> 16) & 0xffff;
+                let old_mv = (data >> MOVE_SHIFT) & NO_MOVE;
+                if mv_code == NO_MOVE || (bound == TtBound::Upper && old_mv != NO_MOVE) {
+                    mv_code = old_mv;
                 }
                 let old = decode(data);
-                // Keep a deeper entry of this search unless the new one is
-                // solved or exact.
-                if old.depth > depth + 2
-                    && ((data >> 43) as u8) == generation_now
+                if old.solved == solved && old.depth == depth {
+                    let (lo, hi) = (lower.max(old.lower), upper.min(old.upper));
+                    if lo <= hi {
+                        (lower, upper) = (lo, hi);
+                    }
+                } else if old.depth > depth + 2
+                    && old_gen == generation_now
                     && !solved
                     && bound != TtBound::Exact
-                    && old.solved == solved
+                    && !old.solved
                 {
+                    // Keep a deeper entry of this search unless the new one
+                    // is solved or exact.
                     return;
                 }
                 victim = i;
                 break;
             }
-            let old_gen = (data >> 43) as u8;
             let value = if old_gen == generation_now {
-                ((data >> 32) & 0xff) as i32 + if data >> 42 & 1 != 0 { 4 } else { 0 }
+                ((data >> DEPTH_SHIFT) & 0xff) as i32
+                    + if data >> SOLVED_BIT & 1 != 0 { 4 } else { 0 }
             } else {
                 -1
             };
@@ -234,17 +281,13 @@ impl Table {
                 victim = i;
             }
         }
-        let b = match bound {
-            TtBound::Upper => 1u64,
-            TtBound::Lower => 2,
-            TtBound::Exact => 3,
-        };
-        let data = (score as i16 as u16 as u64)
-            | mv_code << 16
-            | (depth.min(255) as u64) << 32
-            | b << 40
-            | (solved as u64) << 42
-            | (generation_now as u64) << 43;
+        let data = (lower as i16 as u16 as u64)
+            | (upper as i16 as u16 as u64) << 16
+            | mv_code << MOVE_SHIFT
+            | (depth as u64) << DEPTH_SHIFT
+            | (solved as u64) << SOLVED_BIT
+            | (generation_now as u64) << GEN_SHIFT
+            | USED;
         let s = &bucket.0[victim];
         s.check.store(key ^ data, Relaxed);
         s.data.store(data, Relaxed);
@@ -258,7 +301,7 @@ impl Table {
         for b in &self.buckets[..n] {
             for s in &b.0 {
                 let d = s.data.load(Relaxed);
-                if d != 0 && (d >> 43) as u8 == generation_now {
+                if d != 0 && (d >> GEN_SHIFT) as u8 == generation_now {
                     used += 1;
                 }
             }
@@ -278,18 +321,14 @@ pub fn available_memory() -> Option<u64> {
 
 fn decode(data: u64) -> TtEntry {
     TtEntry {
-        score: data as u16 as i16 as i32,
-        mv: match (data >> 16) & 0xffff {
+        lower: data as u16 as i16 as i32,
+        upper: (data >> 16) as u16 as i16 as i32,
+        mv: match (data >> MOVE_SHIFT) & NO_MOVE {
             NO_MOVE => None,
             c => Move::from_u16(c as u16),
         },
-        depth: ((data >> 32) & 0xff) as u32,
-        bound: match (data >> 40) & 3 {
-            1 => TtBound::Upper,
-            2 => TtBound::Lower,
-            _ => TtBound::Exact,
-        },
-        solved: (data >> 42) & 1 != 0,
+        depth: ((data >> DEPTH_SHIFT) & 0xff) as u32,
+        solved: (data >> SOLVED_BIT) & 1 != 0,
     }
 }
 
@@ -303,16 +342,82 @@ mod tests {
         let m = Move::from_u16(37).unwrap();
         t.store(7, Some(m), -100, 9, TtBound::Lower, true);
         let e = t.probe(7).unwrap();
-        assert_eq!(e.score, -100);
+        assert_eq!((e.lower, e.upper), (-100, INF));
         assert_eq!(e.mv, Some(m));
-        assert_eq!(e.bound, TtBound::Lower);
         assert!(e.solved);
-        // Same key without a move keeps the old move.
+        // Another kind (unsolved, depth 12) replaces it, keeping the move
+        // when given none.
         t.store(7, None, 5, 12, TtBound::Upper, false);
         let e = t.probe(7).unwrap();
-        assert_eq!((e.mv, e.score, e.depth), (Some(m), 5, 12));
+        assert_eq!((e.mv, e.lower, e.upper, e.depth), (Some(m), -INF, 5, 12));
+        assert!(!e.solved);
         t.clear();
         assert!(t.probe(7).is_none());
         assert_eq!(t.hashfull(), 0);
+    }
+
+    /// Bounds of one kind merge: the tighter of each side is kept, equal
+    /// bounds make the value exact, and a bound that contradicts the
+    /// stored ones replaces them.
+    #[test]
+    fn bounds_of_one_kind_merge() {
+        let t = Table::new(1);
+        let m = Move::from_u16(10).unwrap();
+        t.store(9, Some(m), 40, 20, TtBound::Lower, true);
+        t.store(9, None, 200, 20, TtBound::Upper, true);
+        let e = t.probe(9).unwrap();
+        assert_eq!((e.lower, e.upper, e.mv), (40, 200, Some(m)));
+        assert_eq!(e.cut(0, 40), Some(40));
+        assert_eq!(e.cut(200, 201), Some(200));
+        assert_eq!(e.cut(100, 101), None);
+        // Looser bounds change nothing, tighter ones narrow.
+        t.store(9, None, 30, 20, TtBound::Lower, true);
+        t.store(9, None, 300, 20, TtBound::Upper, true);
+        t.store(9, None, 64, 20, TtBound::Lower, true);
+        let e = t.probe(9).unwrap();
+        assert_eq!((e.lower, e.upper), (64, 200));
+        t.store(9, None, 64, 20, TtBound::Upper, true);
+        let e = t.probe(9).unwrap();
+        assert_eq!((e.lower, e.upper), (64, 64));
+        assert_eq!(e.cut(100, 101), Some(64));
+        assert_eq!(e.cut(-100, -99), Some(64));
+        // A contradicting bound (below the stored lower) replaces both.
+        t.store(9, None, 10, 20, TtBound::Upper, true);
+        let e = t.probe(9).unwrap();
+        assert_eq!((e.lower, e.upper), (-INF, 10));
+        // Negative scores and a missing lower bound survive the packing.
+        t.store(9, None, -INF, 20, TtBound::Upper, true);
+        let e = t.probe(9).unwrap();
+        assert_eq!((e.lower, e.upper), (-INF, -INF));
+        // Another depth does not merge: an exact shallower midgame value
+        // replaces a deeper entry.
+        t.store(11, None, -70, 9, TtBound::Lower, false);
+        t.store(11, None, -80, 3, TtBound::Exact, false);
+        let e = t.probe(11).unwrap();
+        assert_eq!((e.lower, e.upper, e.depth), (-80, -80, 3));
+    }
+
+    /// A deeper entry of this search is kept against a shallow bound, and
+    /// a full bucket gives up its shallowest slot for a new key.
+    #[test]
+    fn deeper_entries_are_kept() {
+        let t = Table::empty();
+        t.store(1, None, 5, 10, TtBound::Lower, false);
+        t.store(1, None, 50, 4, TtBound::Upper, false);
+        let e = t.probe(1).unwrap();
+        assert_eq!((e.lower, e.upper, e.depth), (5, INF, 10));
+        for (k, d) in [(2, 12), (3, 3), (4, 14)] {
+            t.store(k, None, 0, d, TtBound::Exact, false);
+        }
+        t.store(5, None, 0, 11, TtBound::Exact, false);
+        assert!(t.probe(3).is_none(), "the depth-3 entry is the victim");
+        for k in [1, 2, 4, 5] {
+            assert!(t.probe(k).is_some(), "key {k}");
+        }
+        // A new search's stores take the old entries first.
+        t.new_search();
+        t.store(6, None, 0, 1, TtBound::Exact, false);
+        assert!(t.probe(6).is_some());
+        assert_eq!(t.hashfull(), 250);
     }
 }
