@@ -25,3 +25,4 @@ mod hardening_match;
 mod hardening_nboard_gtp;
 mod serve;
 mod datagen;
+mod probcut_calibration;

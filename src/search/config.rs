@@ -112,8 +112,13 @@ tunables! {
     probcut_min_empties: u32 = 11,
     /// ProbCut search depth, in percent of the empties.
     probcut_depth_pct: u32 = 25,
-    /// ProbCut sigma at depth 0, in discs.
-    probcut_sigma0: u32 = 6,
+    /// ProbCut sigma at 0 empties and depth 0, in hundredths of a disc:
+    /// sigma = (probcut_sigma0 - probcut_sigma_n * empties -
+    /// probcut_sigma_slope * depth) / 100 discs, at least 2 discs.
+    /// The fit of `tests/probcut_calibration.rs` (288 PlayOK positions at
+    /// 12-26 empties) is 9.91 - 0.10 n - 0.37 d (991/10/37), but it
+    /// measured more nodes on FFO #40-#48 than this hand-set 6 - 0.3 d.
+    probcut_sigma0: u32 = 600,
     /// ProbCut sigma decrease per ply of depth, in hundredths of a disc.
     probcut_sigma_slope: u32 = 30,
     /// Midgame ProbCut width, in hundredths of a sigma (0: off).
@@ -138,6 +143,9 @@ tunables! {
     /// `tt_min_empties` 8 (1 thread): mode 1 -3.8% nodes, mode 2 -6.3%, but
     /// 12-14% slower, so off.
     tt_edge_mode: u32 = 0,
+    /// ProbCut sigma decrease per empty, in hundredths of a disc (see
+    /// `probcut_sigma0`).
+    probcut_sigma_n: u32 = 0,
 }
 
 /// Largest value a tunable can be set to.
@@ -210,7 +218,7 @@ mod tests {
         let default = Config::default();
         let listed: Vec<&str> = default.names().iter().map(|(n, _)| *n).collect();
         assert_eq!(listed, Config::NAMES);
-        assert_eq!(listed.len(), 31);
+        assert_eq!(listed.len(), 32);
         for (i, name) in Config::NAMES.iter().enumerate() {
             let old = default.names()[i].1;
             let new = if old == 777 { 778 } else { 777 };

@@ -348,12 +348,15 @@ impl Worker<'_> {
     }
 
     /// ProbCut in a selective pass: a shallow midgame search decides the
-    /// null window at `alpha` when it lands `t` sigmas beyond it.
+    /// null window at `alpha` when it lands `t` sigmas beyond it; sigma is
+    /// linear in the empties and the depth (see `probcut_sigma0`).
     fn end_probcut(&mut self, b: &Board, alpha: i32, tie: i32, n: u32) -> Option<i32> {
-        let d = (2 * (n * self.cfg.probcut_depth_pct / 200) + (n & 1)) as i32;
+        let cfg = &self.cfg;
+        let d = (2 * (n * cfg.probcut_depth_pct / 200) + (n & 1)) as i32;
         let d = d.clamp(1, n as i32 - 4);
-        let sigma = (self.cfg.probcut_sigma0 as i32 * DISC
-            - self.cfg.probcut_sigma_slope as i32 * DISC * d / 100)
+        let sigma = (cfg.probcut_sigma0 as i32 * DISC / 100
+            - cfg.probcut_sigma_n as i32 * DISC * n as i32 / 100
+            - cfg.probcut_sigma_slope as i32 * DISC * d / 100)
             .max(2 * DISC);
         let margin = sigma * self.sel_t as i32 / 100;
         let high_first = self.eval(b) > alpha;
