@@ -285,7 +285,7 @@ fn open_events(srv: &Server, id: &str) -> BufReader<TcpStream> {
 fn read_events(
     r: &mut BufReader<TcpStream>,
     limit: Duration,
-    done: impl Fn(&Value) -> bool,
+    mut done: impl FnMut(&Value) -> bool,
 ) -> Vec<Value> {
     let mut states = Vec::new();
     let end = Instant::now() + limit;
@@ -326,8 +326,15 @@ fn serve_streams_analysis_updates_and_stops() {
         json!({ "analyze": true, "analyze_depth": 60 }),
     );
     assert_eq!(st["search"], json!("analyze"));
+    // Until four hints at depth 10 or more, deeper than the first depth
+    // seen (a fast machine may reach depth 10 before the first update).
+    let mut first_depth = None;
     let states = read_events(&mut events, Duration::from_secs(60), |v| {
-        v["hints"].as_array().unwrap().len() == 4 && v["depth"].as_u64().unwrap() >= 10
+        let Some(d) = v["depth"].as_u64() else {
+            return false;
+        };
+        let first = *first_depth.get_or_insert(d);
+        v["hints"].as_array().unwrap().len() == 4 && d >= 10 && d > first
     });
     let last = states.last().expect("events");
     assert_eq!(last["hints"].as_array().unwrap().len(), 4, "{last}");
