@@ -1,4 +1,4 @@
-//! `annex solve <file.obf> [--threads N] [--hash MB] [--wld]`: solves every
+//! `annex solve <file.obf> [--threads N] [--hash MB] [--wld] [--eval FILE]`: solves every
 //! position of an OBF file and checks the listed scores (Edax's `-solve`).
 //!
 //! One line per position: index, empties, best move (`pass` when the side
@@ -34,6 +34,10 @@ pub struct SolveArgs {
     /// Only positions with these 1-based indexes (e.g. `1-5,9`).
     #[arg(long)]
     pub only: Option<String>,
+    /// Evaluation (it orders the solver's moves): a weights file of
+    /// `annex train`, `embedded` or `simple`.
+    #[arg(long, default_value = "embedded")]
+    pub eval: String,
 }
 
 fn parse_ranges(s: &str) -> Result<Vec<(usize, usize)>, String> {
@@ -115,6 +119,7 @@ pub fn run(a: &SolveArgs, config: &Config) -> ToolResult {
     engine.set_config(config.clone());
     engine.set_threads(a.threads).map_err(|e| e.to_string())?;
     engine.set_hash(a.hash).map_err(|e| e.to_string())?;
+    engine.set_eval_file(&a.eval).map_err(|e| e.to_string())?;
     let mode = if a.wld {
         SolveMode::Wld
     } else {

@@ -185,6 +185,32 @@ fn hardening_solve_says_none_on_a_finished_game_and_pass_on_a_forced_pass() {
     assert!(out.contains("solved 2/3 correct"), "{out}");
 }
 
+/// `solve --eval` orders the solver with another evaluation: the scores
+/// stay those of the FFO file, and a missing weights file is one error line.
+#[test]
+fn hardening_solve_with_another_evaluation() {
+    let obf = std::env::temp_dir().join(format!("annex-solve-eval-{}.obf", std::process::id()));
+    let text = crate::util::fixture("endgame/ffo/fforum-1-19.obf");
+    let four: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(4)
+        .collect();
+    std::fs::write(&obf, four.join("\n")).unwrap();
+    let path = obf.display().to_string();
+    let (st, out, err) = run(&["solve", &path, "--eval", "simple"], b"");
+    assert!(st.success(), "{st}\n{out}\n{err}");
+    assert!(out.contains("solved 4/4 correct"), "{out}");
+    let (st, out, err) = run(&["solve", &path, "--eval", "/nonexistent/w.eval"], b"");
+    let _ = std::fs::remove_file(&obf);
+    assert!(!st.success() && out.is_empty(), "{st}\n{out}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("annex: error: ") && err.contains("/nonexistent/w.eval"),
+        "{err}"
+    );
+}
+
 #[test]
 fn hardening_numeric_arguments_out_of_range_are_usage_errors() {
     let obf = fixture();
