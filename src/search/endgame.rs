@@ -101,13 +101,15 @@ impl Worker<'_> {
     /// key of the opponent's replies (corners twice), potential mobility and
     /// parity, plus the child's value from `end_shallow_min_empties`: its
     /// static value, or a table-free depth-2 search (`sort_value`) from
-    /// `end_sort_d2_empties`; without `sort`, odd quadrants first.
+    /// `end_sort_d2_empties`, less `end_hash_bonus` for `hint_sq` (a stored
+    /// move not trusted as the hash move); without `sort`, odd quadrants
+    /// first.
     #[inline]
     pub(crate) fn end_moves(
         &mut self,
         b: &Board,
         legal: u64,
-        hash_sq: u8,
+        (hash_sq, hint_sq): (u8, u8),
         sort: bool,
         tie: i32,
         fl: &[u64; 64],
@@ -152,6 +154,11 @@ impl Worker<'_> {
                         0
                     } else {
                         self.cfg.end_parity_weight
+                    }
+                    - if s == hint_sq {
+                        self.cfg.end_hash_bonus as i32
+                    } else {
+                        0
                     }
                     + if sort_depth > 0 {
                         self.sort_value(&child, -INF, INF, sort_depth, -tie)
@@ -259,9 +266,14 @@ impl Worker<'_> {
         let tt_on = n >= self.cfg.tt_min_empties;
         let key = tt_key(b, tie);
         let mut hash_sq = 64u8;
+        let mut hint_sq = 64u8;
         if tt_on && let Some(e) = self.job.tt.probe(key) {
             if let Some(s) = e.mv.and_then(|m| m.to_square()) {
-                hash_sq = s.index() as u8;
+                if self.trust_move(&e, n) {
+                    hash_sq = s.index() as u8;
+                } else {
+                    hint_sq = s.index() as u8;
+                }
             }
             if (e.solved || (self.sel_level > 0 && e.depth >= SEL_DEPTH * self.sel_level))
                 && let Some(v) = e.cut(alpha, alpha + 1)
@@ -305,7 +317,7 @@ impl Worker<'_> {
         }
         if best <= alpha && rest != 0 {
             let sort = n >= self.cfg.sort_min_empties;
-            let moves = self.end_moves(b, rest, 64, sort, tie, &fl);
+            let moves = self.end_moves(b, rest, (64, hint_sq), sort, tie, &fl);
             let (v, sq) = if n >= self.cfg.split_min_empties && self.can_split() {
                 self.nws_split(b, alpha, tie, &moves)
             } else {
@@ -327,6 +339,32 @@ impl Worker<'_> {
             self.end_store(key, best_sq, best, n, bound);
         }
         best
+    }
+
+    /// Whether the exact pass takes the move of entry `e` (at `n` empties)
+    /// as its hash move (`end_hash_trust`): solved entries' always, and
+    /// those of the selective passes and the midgame search: 0 always, 1
+    /// from the last selective pass only, 2 from `end_hash_sel_min`
+    /// empties, 3 never (the move gets `end_hash_bonus` in the order
+    /// instead); 4: 1 or 2. The selective passes take every move.
+    #[inline]
+    fn trust_move(&self, e: &super::tt::TtEntry, n: u32) -> bool {
+        let cfg = &self.cfg;
+        if e.solved || self.sel_level > 0 {
+            return true;
+        }
+        let last = [cfg.sel_t1, cfg.sel_t2, cfg.sel_t3]
+            .iter()
+            .filter(|&&t| t > 0)
+            .count() as u32;
+        let from_last = last > 0 && e.depth >= SEL_DEPTH * last;
+        match cfg.end_hash_trust {
+            0 => true,
+            1 => from_last,
+            2 => n >= cfg.end_hash_sel_min,
+            3 => false,
+            _ => from_last || n >= cfg.end_hash_sel_min,
+        }
     }
 
     /// Searches `moves` of `b` in order at null window `alpha` until one
@@ -439,7 +477,8 @@ impl Worker<'_> {
             pv.extend(cpv);
             return v;
         }
-        let moves = self.end_moves(b, legal, hash_sq, true, tie, &legal_flips(b, legal));
+        let fl = legal_flips(b, legal);
+        let moves = self.end_moves(b, legal, (hash_sq, 64), true, tie, &fl);
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_sq = moves.sq[0];
