@@ -146,6 +146,17 @@ tunables! {
     /// ProbCut sigma decrease per empty, in hundredths of a disc (see
     /// `probcut_sigma0`).
     probcut_sigma_n: u32 = 0,
+    /// Endgame exact pass: which moves of unsolved entries (selective
+    /// passes, midgame search) are searched first as the hash move (0: all;
+    /// 1: the last selective pass's; 2: from `end_hash_sel_min` empties; 3:
+    /// none; 4: 1 or 2). One not taken gets `end_hash_bonus` in the order.
+    /// 1 against 0 at 1 thread: FFO #40-#48 -9%, #49-#52 -29%, #20-#38 -5.5%.
+    end_hash_trust: u32 = 1,
+    /// Endgame: see `end_hash_trust`.
+    end_hash_sel_min: u32 = 0,
+    /// Endgame: order key bonus of an untrusted stored move (see
+    /// `end_hash_trust`; the key counts 128 per reply of the opponent).
+    end_hash_bonus: u32 = 0,
 }
 
 /// Largest value a tunable can be set to.
@@ -218,7 +229,7 @@ mod tests {
         let default = Config::default();
         let listed: Vec<&str> = default.names().iter().map(|(n, _)| *n).collect();
         assert_eq!(listed, Config::NAMES);
-        assert_eq!(listed.len(), 32);
+        assert_eq!(listed.len(), 35);
         for (i, name) in Config::NAMES.iter().enumerate() {
             let old = default.names()[i].1;
             let new = if old == 777 { 778 } else { 777 };

@@ -75,6 +75,19 @@ pub(crate) fn score_diff(diff: i32, tie: i32) -> i32 {
     }
 }
 
+/// The flips of each move of `legal` in `b`, by square (0 elsewhere).
+#[inline]
+fn legal_flips(b: &Board, legal: u64) -> [u64; 64] {
+    let mut fl = [0u64; 64];
+    let mut l = legal;
+    while l != 0 {
+        let s = l.trailing_zeros() as usize;
+        l &= l - 1;
+        fl[s] = flips(b.player, b.opponent, s);
+    }
+    fl
+}
+
 /// A sorted move list of an endgame node.
 pub(crate) struct EndMoves {
     pub sq: [u8; 64],
@@ -83,19 +96,23 @@ pub(crate) struct EndMoves {
 }
 
 impl Worker<'_> {
-    /// Moves of `b` (flips all) best first: hash move, then (if `sort`) a
+    /// Moves of `b` (flips all; `fl`: the flips of each move of `legal`, by
+    /// square) best first: hash move, then (if `sort`) a
     /// key of the opponent's replies (corners twice), potential mobility and
     /// parity, plus the child's value from `end_shallow_min_empties`: its
     /// static value, or a table-free depth-2 search (`sort_value`) from
-    /// `end_sort_d2_empties`; without `sort`, odd quadrants first.
+    /// `end_sort_d2_empties`, less `end_hash_bonus` for `hint_sq` (a stored
+    /// move not trusted as the hash move); without `sort`, odd quadrants
+    /// first.
     #[inline]
     pub(crate) fn end_moves(
         &mut self,
         b: &Board,
         legal: u64,
-        hash_sq: u8,
+        (hash_sq, hint_sq): (u8, u8),
         sort: bool,
         tie: i32,
+        fl: &[u64; 64],
     ) -> EndMoves {
         let n = b.empties();
         let sort_depth = if n >= self.cfg.end_sort_d2_empties {
@@ -122,7 +139,7 @@ impl Worker<'_> {
         while l != 0 {
             let s = l.trailing_zeros() as u8;
             l &= l - 1;
-            let f = flips(b.player, b.opponent, s as usize);
+            let f = fl[s as usize];
             let bit = 1u64 << s;
             let key = if s == hash_sq {
                 -1
@@ -137,6 +154,11 @@ impl Worker<'_> {
                         0
                     } else {
                         self.cfg.end_parity_weight
+                    }
+                    - if s == hint_sq {
+                        self.cfg.end_hash_bonus as i32
+                    } else {
+                        0
                     }
                     + if sort_depth > 0 {
                         self.sort_value(&child, -INF, INF, sort_depth, -tie)
@@ -191,7 +213,7 @@ impl Worker<'_> {
 
     /// Enhanced transposition cutoff: a child whose stored upper bound
     /// proves a value above `alpha` for this node.
-    fn etc(&self, b: &Board, legal: u64, alpha: i32, tie: i32) -> Option<i32> {
+    fn etc(&self, b: &Board, legal: u64, fl: &[u64; 64], alpha: i32, tie: i32) -> Option<i32> {
         // The children's buckets are prefetched first, so that their cache
         // misses overlap instead of coming one after the other.
         let mut keys = [0u64; 64];
@@ -200,7 +222,7 @@ impl Worker<'_> {
         while l != 0 {
             let s = l.trailing_zeros() as usize;
             l &= l - 1;
-            let child = b.play_flips(s, flips(b.player, b.opponent, s));
+            let child = b.play_flips(s, fl[s]);
             let key = tt_key(&child, -tie);
             self.job.tt.prefetch(key);
             if n < keys.len() {
@@ -244,9 +266,14 @@ impl Worker<'_> {
         let tt_on = n >= self.cfg.tt_min_empties;
         let key = tt_key(b, tie);
         let mut hash_sq = 64u8;
+        let mut hint_sq = 64u8;
         if tt_on && let Some(e) = self.job.tt.probe(key) {
             if let Some(s) = e.mv.and_then(|m| m.to_square()) {
-                hash_sq = s.index() as u8;
+                if self.trust_move(&e, n) {
+                    hash_sq = s.index() as u8;
+                } else {
+                    hint_sq = s.index() as u8;
+                }
             }
             if (e.solved || (self.sel_level > 0 && e.depth >= SEL_DEPTH * self.sel_level))
                 && let Some(v) = e.cut(alpha, alpha + 1)
@@ -268,33 +295,38 @@ impl Worker<'_> {
         {
             return v;
         }
+        let fl = legal_flips(b, legal);
         if n >= self.cfg.etc_min_empties
-            && let Some(v) = self.etc(b, legal, alpha, tie)
+            && let Some(v) = self.etc(b, legal, &fl, alpha, tie)
         {
             return v;
         }
-        let moves = self.end_moves(b, legal, hash_sq, n >= self.cfg.sort_min_empties, tie);
-        let (best, best_sq) = if n >= self.cfg.split_min_empties && self.can_split() {
-            self.nws_split(b, alpha, tie, &moves)
-        } else {
-            let mut best = -INF;
-            let mut best_sq = moves.sq[0];
-            for i in 0..moves.len {
-                let child = b.play_flips(moves.sq[i] as usize, moves.flips[i]);
-                let v = -self.nws_end(&child, -alpha - 1, -tie);
-                if self.stopped {
-                    return 0;
-                }
-                if v > best {
-                    best = v;
-                    best_sq = moves.sq[i];
-                    if v > alpha {
-                        break;
-                    }
-                }
+        // The hash move alone first: the order of the others is computed
+        // only when it does not cut.
+        let mut best = -INF;
+        let mut best_sq = 64u8;
+        let mut rest = legal;
+        if hash_sq < 64 && legal & (1u64 << hash_sq) != 0 {
+            let child = b.play_flips(hash_sq as usize, fl[hash_sq as usize]);
+            best = -self.nws_end(&child, -alpha - 1, -tie);
+            best_sq = hash_sq;
+            if self.stopped {
+                return 0;
             }
-            (best, best_sq)
-        };
+            rest &= !(1u64 << hash_sq);
+        }
+        if best <= alpha && rest != 0 {
+            let sort = n >= self.cfg.sort_min_empties;
+            let moves = self.end_moves(b, rest, (64, hint_sq), sort, tie, &fl);
+            let (v, sq) = if n >= self.cfg.split_min_empties && self.can_split() {
+                self.nws_split(b, alpha, tie, &moves)
+            } else {
+                self.nws_moves(b, alpha, tie, &moves)
+            };
+            if v > best {
+                (best, best_sq) = (v, sq);
+            }
+        }
         if self.stopped {
             return 0;
         }
@@ -307,6 +339,54 @@ impl Worker<'_> {
             self.end_store(key, best_sq, best, n, bound);
         }
         best
+    }
+
+    /// Whether the exact pass takes the move of entry `e` (at `n` empties)
+    /// as its hash move (`end_hash_trust`): solved entries' always, and
+    /// those of the selective passes and the midgame search: 0 always, 1
+    /// from the last selective pass only, 2 from `end_hash_sel_min`
+    /// empties, 3 never (the move gets `end_hash_bonus` in the order
+    /// instead); 4: 1 or 2. The selective passes take every move.
+    #[inline]
+    fn trust_move(&self, e: &super::tt::TtEntry, n: u32) -> bool {
+        let cfg = &self.cfg;
+        if e.solved || self.sel_level > 0 {
+            return true;
+        }
+        let last = [cfg.sel_t1, cfg.sel_t2, cfg.sel_t3]
+            .iter()
+            .filter(|&&t| t > 0)
+            .count() as u32;
+        let from_last = last > 0 && e.depth >= SEL_DEPTH * last;
+        match cfg.end_hash_trust {
+            0 => true,
+            1 => from_last,
+            2 => n >= cfg.end_hash_sel_min,
+            3 => false,
+            _ => from_last || n >= cfg.end_hash_sel_min,
+        }
+    }
+
+    /// Searches `moves` of `b` in order at null window `alpha` until one
+    /// cuts. Returns the best value and its square (0 when stopped).
+    fn nws_moves(&mut self, b: &Board, alpha: i32, tie: i32, moves: &EndMoves) -> (i32, u8) {
+        let mut best = -INF;
+        let mut best_sq = moves.sq[0];
+        for i in 0..moves.len {
+            let child = b.play_flips(moves.sq[i] as usize, moves.flips[i]);
+            let v = -self.nws_end(&child, -alpha - 1, -tie);
+            if self.stopped {
+                return (0, best_sq);
+            }
+            if v > best {
+                best = v;
+                best_sq = moves.sq[i];
+                if v > alpha {
+                    break;
+                }
+            }
+        }
+        (best, best_sq)
     }
 
     /// [`Worker::shallow`] behind a table probe (`tt_edge_mode`): solved
@@ -397,7 +477,8 @@ impl Worker<'_> {
             pv.extend(cpv);
             return v;
         }
-        let moves = self.end_moves(b, legal, hash_sq, true, tie);
+        let fl = legal_flips(b, legal);
+        let moves = self.end_moves(b, legal, (hash_sq, 64), true, tie, &fl);
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_sq = moves.sq[0];
