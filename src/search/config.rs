@@ -146,6 +146,11 @@ tunables! {
     /// ProbCut sigma decrease per empty, in hundredths of a disc (see
     /// `probcut_sigma0`).
     probcut_sigma_n: u32 = 0,
+    /// Endgame below the table: from this many empties the moves are
+    /// sorted by the opponent's mobility (corners twice), potential mobility
+    /// and parity with the `end_*_weight`s, as above the table (64: never,
+    /// the static parity/square order only).
+    shallow_sort_min_empties: u32 = 64,
 }
 
 /// Largest value a tunable can be set to.
@@ -218,7 +223,7 @@ mod tests {
         let default = Config::default();
         let listed: Vec<&str> = default.names().iter().map(|(n, _)| *n).collect();
         assert_eq!(listed, Config::NAMES);
-        assert_eq!(listed.len(), 32);
+        assert_eq!(listed.len(), 33);
         for (i, name) in Config::NAMES.iter().enumerate() {
             let old = default.names()[i].1;
             let new = if old == 777 { 778 } else { 777 };
