@@ -14,6 +14,7 @@
 use super::endgame::{odd_squares, score_diff};
 use super::worker::Worker;
 use super::{INF, final_value};
+use crate::bitboard::{CORNERS, NOT_A, NOT_H};
 use crate::board::{Board, flips};
 
 /// Static order of squares within a parity class: corners, edges without
@@ -51,6 +52,13 @@ const NEIGHBOURS: [u64; 64] = {
     t
 };
 
+/// The squares next to any disc of `b`.
+fn around(b: u64) -> u64 {
+    let h = ((b << 1) & NOT_A) | ((b >> 1) & NOT_H);
+    let x = b | h;
+    h | (x << 8) | (x >> 8)
+}
+
 impl Worker<'_> {
     /// Null-window exact search without table or move list, for
     /// 5..`tt_min_empties` empties. Returns 0 when stopped.
@@ -65,6 +73,39 @@ impl Worker<'_> {
         {
             return v;
         }
+        let best = if (self.cfg.shallow_sort_min_empties..=16).contains(&n) {
+            self.shallow_sorted(b, alpha, tie)
+        } else {
+            self.shallow_static(b, alpha, tie)
+        };
+        if self.stopped {
+            return 0;
+        }
+        if best > -INF {
+            return best;
+        }
+        let passed = b.pass();
+        if passed.legal_moves() == 0 {
+            return final_value(b, self.scoring, tie);
+        }
+        -self.shallow(&passed, -alpha - 1, -tie)
+    }
+
+    /// The child after square `s` (flips `f`), searched below `shallow`.
+    #[inline]
+    fn shallow_child(&mut self, b: &Board, s: usize, f: u64, alpha: i32, tie: i32) -> i32 {
+        let child = b.play_flips(s, f);
+        if b.empties() <= 5 {
+            -self.solve_small(&child, -alpha - 1, -tie)
+        } else {
+            -self.shallow(&child, -alpha - 1, -tie)
+        }
+    }
+
+    /// The moves of `shallow` in the static order; `-INF` when there are
+    /// none, the first value above `alpha` or the best one.
+    fn shallow_static(&mut self, b: &Board, alpha: i32, tie: i32) -> i32 {
+        let empty = b.empty();
         let odd = odd_squares(empty);
         let mut best = -INF;
         for class in [empty & odd, empty & !odd] {
@@ -80,12 +121,7 @@ impl Worker<'_> {
                     if f == 0 {
                         continue;
                     }
-                    let child = b.play_flips(s, f);
-                    let v = if n <= 5 {
-                        -self.solve_small(&child, -alpha - 1, -tie)
-                    } else {
-                        -self.shallow(&child, -alpha - 1, -tie)
-                    };
+                    let v = self.shallow_child(b, s, f, alpha, tie);
                     if self.stopped {
                         return 0;
                     }
@@ -98,14 +134,55 @@ impl Worker<'_> {
                 }
             }
         }
-        if best > -INF {
-            return best;
+        best
+    }
+
+    /// The moves of `shallow` sorted fastest-first: the opponent's mobility
+    /// (corners twice), its potential mobility and the quadrant parity,
+    /// weighted as the endgame order above the table. At most 16 empties.
+    fn shallow_sorted(&mut self, b: &Board, alpha: i32, tie: i32) -> i32 {
+        let empty = b.empty();
+        let odd = odd_squares(empty);
+        let mut moves = [(0i32, 0usize, 0u64); 16];
+        let mut len = 0;
+        let mut e = b.legal_moves();
+        while e != 0 {
+            let s = e.trailing_zeros() as usize;
+            e &= e - 1;
+            let f = flips(b.player, b.opponent, s);
+            let child = b.play_flips(s, f);
+            let om = child.legal_moves();
+            let mob = (om.count_ones() + (om & CORNERS).count_ones()) as i32;
+            let pot = (around(child.opponent) & child.empty()).count_ones() as i32;
+            let parity = if odd >> s & 1 == 1 {
+                0
+            } else {
+                self.cfg.end_parity_weight
+            };
+            let key =
+                mob * self.cfg.end_mobility_weight + pot * self.cfg.end_potential_weight + parity;
+            let mut i = len;
+            while i > 0 && moves[i - 1].0 > key {
+                moves[i] = moves[i - 1];
+                i -= 1;
+            }
+            moves[i] = (key, s, f);
+            len += 1;
         }
-        let passed = b.pass();
-        if passed.legal_moves() == 0 {
-            return final_value(b, self.scoring, tie);
+        let mut best = -INF;
+        for &(_, s, f) in &moves[..len] {
+            let v = self.shallow_child(b, s, f, alpha, tie);
+            if self.stopped {
+                return 0;
+            }
+            if v > best {
+                best = v;
+                if v > alpha {
+                    return v;
+                }
+            }
         }
-        -self.shallow(&passed, -alpha - 1, -tie)
+        best
     }
 
     /// 0-4 empties: squares in parity order, no table.
