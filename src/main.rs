@@ -62,7 +62,7 @@ enum Command {
 fn run_protocol(forced: Option<annex::protocol::Protocol>, options: &[String]) -> ToolResult {
     let (tx, rx) = crossbeam_channel::unbounded();
     let mut engine = annex::engine::Engine::new(tx);
-    engine.set_config(env_config());
+    engine.set_config(env_config()?);
     for o in options {
         let (name, value) = o
             .split_once('=')
@@ -76,20 +76,16 @@ fn run_protocol(forced: Option<annex::protocol::Protocol>, options: &[String]) -
 
 /// The search tunables: the defaults, overridden by
 /// `ANNEX_CONFIG=name=value,...` (a tuning aid for the protocol loop, and
-/// so for engines under `match`, and for `solve`; a bad spec is logged and
-/// ignored). Read here, at the binary's edge, and nowhere else.
-fn env_config() -> Config {
+/// so for engines under `match`, and for `solve`). A bad spec is an error:
+/// a tuning run must not go on silently with the defaults. Read here, at
+/// the binary's edge, and nowhere else.
+fn env_config() -> Result<Config, String> {
     let mut c = Config::default();
     if let Ok(spec) = std::env::var(CONFIG_VAR) {
-        match c.apply(&spec) {
-            Ok(()) => log::warn!("{CONFIG_VAR}: search tunables overridden: {spec}"),
-            Err(e) => {
-                log::error!("{CONFIG_VAR} ignored: {e}");
-                c = Config::default();
-            }
-        }
+        c.apply(&spec).map_err(|e| format!("{CONFIG_VAR}: {e}"))?;
+        log::warn!("{CONFIG_VAR}: search tunables overridden: {spec}");
     }
-    c
+    Ok(c)
 }
 
 /// The environment variable of [`env_config`].
@@ -115,7 +111,10 @@ fn main() -> ExitCode {
         Some(Command::Perft(a)) => annex::perft::cli::run(&a),
         Some(Command::Book(c)) => annex::book::cli::run(&c),
         Some(Command::Solo(a)) => annex::solo::cli::run(&a),
-        Some(Command::Solve(a)) => annex::solve::run(&a, &env_config()),
+        Some(Command::Solve(a)) => match env_config() {
+            Ok(c) => annex::solve::run(&a, &c),
+            Err(e) => Err(e.into()),
+        },
         Some(Command::Bench(a)) => {
             if std::env::var_os(CONFIG_VAR).is_some() {
                 log::warn!("{CONFIG_VAR} is ignored: bench searches with the default tunables");

@@ -211,6 +211,33 @@ fn hardening_solve_with_another_evaluation() {
     );
 }
 
+/// A bad `ANNEX_CONFIG` stops `solve` and the protocol loop with one error
+/// line instead of running on with the default tunables.
+#[test]
+fn hardening_bad_annex_config_is_one_error_line() {
+    for (spec, args) in [
+        ("end_hash_bonus=2048", vec!["solve", "--only", "1"]),
+        ("no_such_tunable=1", vec![]),
+    ] {
+        let mut cmd = annex();
+        cmd.env("ANNEX_CONFIG", spec).args(&args);
+        if !args.is_empty() {
+            cmd.arg(fixture());
+        }
+        let out = cmd.stdin(Stdio::null()).output().expect("run annex");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && out.stdout.is_empty(),
+            "{spec}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{spec}: {err}");
+        assert!(
+            err.starts_with("annex: error: ANNEX_CONFIG: "),
+            "{spec}: {err}"
+        );
+    }
+}
+
 #[test]
 fn hardening_numeric_arguments_out_of_range_are_usage_errors() {
     let obf = fixture();

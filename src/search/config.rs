@@ -177,7 +177,7 @@ pub enum ConfigError {
     #[error("unknown tunable '{0}'")]
     UnknownName(String),
     /// Not a number in 0..=1000.
-    #[error("invalid value '{value}' for tunable {name}")]
+    #[error("invalid value '{value}' for tunable {name} (0-1000)")]
     InvalidValue {
         /// The tunable.
         name: String,
