@@ -121,20 +121,39 @@ impl Worker<'_> {
                     if f == 0 {
                         continue;
                     }
-                    let v = self.shallow_child(b, s, f, alpha, tie);
-                    if self.stopped {
-                        return 0;
-                    }
-                    if v > best {
-                        best = v;
-                        if v > alpha {
-                            return v;
-                        }
+                    if let Some(v) = self.shallow_step(b, s, f, alpha, tie, &mut best) {
+                        return v;
                     }
                 }
             }
         }
         best
+    }
+
+    /// Searches the child after `s` (flips `f`) and folds its value into
+    /// `best`: `Some` with the node's value when it is done (a cut, or 0
+    /// when stopped).
+    #[inline(always)]
+    fn shallow_step(
+        &mut self,
+        b: &Board,
+        s: usize,
+        f: u64,
+        alpha: i32,
+        tie: i32,
+        best: &mut i32,
+    ) -> Option<i32> {
+        let v = self.shallow_child(b, s, f, alpha, tie);
+        if self.stopped {
+            return Some(0);
+        }
+        if v > *best {
+            *best = v;
+            if v > alpha {
+                return Some(v);
+            }
+        }
+        None
     }
 
     /// The moves of `shallow` sorted fastest-first: the opponent's mobility
@@ -171,15 +190,8 @@ impl Worker<'_> {
         }
         let mut best = -INF;
         for &(_, s, f) in &moves[..len] {
-            let v = self.shallow_child(b, s, f, alpha, tie);
-            if self.stopped {
-                return 0;
-            }
-            if v > best {
-                best = v;
-                if v > alpha {
-                    return v;
-                }
+            if let Some(v) = self.shallow_step(b, s, f, alpha, tie, &mut best) {
+                return v;
             }
         }
         best
