@@ -29,6 +29,20 @@ use super::tt::TtBound;
 use super::worker::Worker;
 use super::{DISC, INF, final_value, tt_key};
 
+/// The largest final value: a 64-disc win (ties count half a disc, so
+/// they stay inside).
+const WIPEOUT: i32 = 64 * DISC;
+
+/// The highest final value a side can still reach when the other side
+/// owns `stable` discs that nothing can turn.
+#[inline]
+fn max_with(stable: i32) -> i32 {
+    match 64 - 2 * stable {
+        0 => DISC / 2,
+        d => d * DISC,
+    }
+}
+
 /// Table depth of a selective pass's entry: `SEL_DEPTH * level + empties`
 /// (midgame entries stay below 64, solved ones are flagged).
 pub(crate) const SEL_DEPTH: u32 = 64;
@@ -195,7 +209,7 @@ impl Worker<'_> {
         let opp = b.opponent.count_ones() as i32;
         if alpha >= (64 - 2 * opp) * DISC {
             let st = stable_discs(b.opponent, b.player).count_ones() as i32;
-            let max = (64 - 2 * st) * DISC + DISC / 2;
+            let max = max_with(st);
             if max <= alpha {
                 return Some(max);
             }
@@ -203,7 +217,7 @@ impl Worker<'_> {
         let own = b.player.count_ones() as i32;
         if alpha < -(64 - 2 * own) * DISC {
             let st = stable_discs(b.player, b.opponent).count_ones() as i32;
-            let min = -(64 - 2 * st) * DISC - DISC / 2;
+            let min = -max_with(st);
             if min > alpha {
                 return Some(min);
             }
@@ -244,6 +258,14 @@ impl Worker<'_> {
     /// Null-window exact search: the value if it is at most `alpha` (an
     /// upper bound) or above it (a lower bound). Returns 0 when stopped.
     pub(crate) fn nws_end(&mut self, b: &Board, alpha: i32, tie: i32) -> i32 {
+        // Windows beyond the largest value are decided without a search
+        // (proving that nothing beats a wipeout would search every move).
+        if alpha >= WIPEOUT {
+            return WIPEOUT;
+        }
+        if alpha < -WIPEOUT {
+            return -WIPEOUT;
+        }
         let empty = b.empty();
         let n = empty.count_ones();
         if n <= 4 {
@@ -507,13 +529,13 @@ impl Worker<'_> {
                     pv.clear();
                     pv.push(Move::square(Square::from_index_unchecked(best_sq)));
                     pv.extend_from_slice(&cpv);
-                    if v >= beta {
+                    if v >= beta || v >= WIPEOUT {
                         break;
                     }
                 }
             }
         }
-        let bound = if best >= beta {
+        let bound = if best >= beta && best < WIPEOUT {
             TtBound::Lower
         } else if best > alpha0 {
             TtBound::Exact
