@@ -59,6 +59,7 @@ fn datagen_only(datagen: Vec<PathBuf>, holdout: u64, weight: f32) -> TrainConfig
         solve_empties: 0,
         relabel: None,
         datagen,
+        datagen_search_weight: 0.0,
         exclude: Vec::new(),
         fit: FitConfig {
             epochs: 5,

@@ -70,6 +70,10 @@ pub struct TrainArgs {
     /// sources; their games are held out by game index (--holdout, --seed).
     #[arg(long, num_args = 1.., value_name = "FILE")]
     datagen: Vec<PathBuf>,
+    /// Weight of the engine's search score in the label of an unsolved
+    /// self-play position (0-1; the rest is the game's play-out result).
+    #[arg(long, default_value_t = 0.0, value_parser = args::real32(0.0, 1.0))]
+    datagen_search_weight: f32,
     /// Weight of a source's samples in the fit, NAME=W with NAME wthor,
     /// logbook or datagen and W in 0-100 (default 1 each; repeatable).
     #[arg(long, value_name = "NAME=W")]
@@ -156,6 +160,7 @@ pub fn run(a: &TrainArgs) -> ToolResult {
         solve_empties: a.solve_empties,
         relabel: None,
         datagen: a.datagen.clone(),
+        datagen_search_weight: a.datagen_search_weight,
         exclude: if a.no_default_exclude {
             Vec::new()
         } else {
@@ -368,6 +373,7 @@ fn exact_sets(a: &MeasureArgs) -> ToolResult<(Sets, Vec<Game>)> {
         solve_empties: 0,
         relabel: None,
         datagen: Vec::new(),
+        datagen_search_weight: 0.0,
         exclude: Vec::new(),
         fit: FitConfig::default(),
     };
@@ -408,7 +414,7 @@ fn exact_sets(a: &MeasureArgs) -> ToolResult<(Sets, Vec<Game>)> {
         );
     }
     if !a.datagen.is_empty() {
-        let (_, held) = crate::train::load_datagen(&a.datagen, a.seed, a.holdout)
+        let (_, held) = crate::train::load_datagen(&a.datagen, a.seed, a.holdout, 0.0)
             .map_err(ToolError::feature)?;
         let [solved, playout] = testsets::datagen_sets(&held, a.datagen_positions);
         sets.push(("held-out self-play games (exact)".into(), solved));

@@ -68,6 +68,9 @@ pub struct TrainConfig {
     /// Self-play data files (`annex datagen`, `.adg`) trained on besides
     /// the games; their games are held out by game index.
     pub datagen: Vec<PathBuf>,
+    /// Weight (0..1) of the engine's search score in the label of a
+    /// self-play record that was not solved (the rest: its play-out label).
+    pub datagen_search_weight: f32,
     /// OBF files whose positions (and their symmetric images) are never
     /// trained on (see [`exclude`]).
     pub exclude: Vec<PathBuf>,
@@ -242,6 +245,7 @@ pub fn load_datagen(
     files: &[PathBuf],
     seed: u64,
     percent: u64,
+    search_weight: f32,
 ) -> Result<(Vec<Vec<Sample>>, Vec<crate::datagen::format::Record>), TrainError> {
     let mut train = vec![Vec::new(); 61];
     let mut held = Vec::new();
@@ -252,11 +256,25 @@ pub fn load_datagen(
             if is_datagen_held_out(r.game, seed, percent) {
                 held.push(r);
             } else {
-                train[(r.empties() as usize).min(60)].push(datagen_sample(&r));
+                let mut sample = datagen_sample(&r);
+                sample.label = blended_label(&r, search_weight);
+                train[(r.empties() as usize).min(60)].push(sample);
             }
         }
     }
     Ok((train, held))
+}
+
+/// The label of a self-play record with weight `w` on its search score:
+/// unsolved records with a score blend the two (rounded to a disc), the
+/// others keep their label.
+pub fn blended_label(r: &crate::datagen::format::Record, w: f32) -> i8 {
+    if w <= 0.0 || r.solved() || r.search == crate::datagen::format::NO_SCORE {
+        return r.label;
+    }
+    let search = f32::from(r.search) / 32.0;
+    let v = w * search + (1.0 - w) * f32::from(r.label);
+    v.round().clamp(-64.0, 64.0) as i8
 }
 
 /// A training sample of a self-play record (its label, source datagen).
@@ -463,7 +481,12 @@ pub struct TrainReport {
 pub fn train(cfg: &TrainConfig) -> Result<TrainReport, TrainError> {
     let t = Instant::now();
     let exclusion = exclude::Exclusion::from_files(&cfg.exclude)?;
-    let (dg_train, dg_held) = load_datagen(&cfg.datagen, cfg.seed, cfg.holdout_percent)?;
+    let (dg_train, dg_held) = load_datagen(
+        &cfg.datagen,
+        cfg.seed,
+        cfg.holdout_percent,
+        cfg.datagen_search_weight,
+    )?;
     let games = load_games(cfg)?;
     if games.is_empty() && dg_train.iter().all(Vec::is_empty) {
         return Err(TrainError::NoGames);
@@ -531,4 +554,36 @@ pub fn train(cfg: &TrainConfig) -> Result<TrainReport, TrainError> {
         excluded,
         held_out_datagen,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::blended_label;
+    use crate::datagen::format::{FLAG_SOLVED, NO_SCORE, Record};
+
+    fn rec(label: i8, flags: u8, search: i16) -> Record {
+        Record {
+            player: 1,
+            opponent: 2,
+            label,
+            flags,
+            search,
+            game: 0,
+        }
+    }
+
+    /// Unsolved records with a score blend it with the play-out label;
+    /// solved ones and those without a score keep their label.
+    #[test]
+    fn blended_labels() {
+        assert_eq!(blended_label(&rec(-4, 0, 12 * 32), 0.5), 4);
+        assert_eq!(blended_label(&rec(-4, 0, 12 * 32), 0.0), -4);
+        assert_eq!(blended_label(&rec(-4, 0, 12 * 32), 1.0), 12);
+        assert_eq!(blended_label(&rec(-4, FLAG_SOLVED, 12 * 32), 0.5), -4);
+        assert_eq!(blended_label(&rec(-4, 0, NO_SCORE), 0.5), -4);
+        assert_eq!(blended_label(&rec(64, 0, 90 * 32), 0.75), 64);
+        // 0.25 * 3 + 0.75 * 2 = 2.25 rounds to 2; a third of a disc rounds.
+        assert_eq!(blended_label(&rec(2, 0, 3 * 32), 0.25), 2);
+        assert_eq!(blended_label(&rec(0, 0, 43), 1.0), 1);
+    }
 }
