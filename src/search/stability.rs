@@ -99,7 +99,8 @@ pub fn stable_discs(own: u64, other: u64) -> u64 {
 /// (bit i: square i); the index is the base-3 number with digit 1 for `a`
 /// and 2 for `b`.
 struct EdgeTable {
-    /// Powers of 3 of a bit mask's squares: `TERN[m] = sum of 3^i, i in m`.
+    /// Base-3 value of a bit mask: `tern[m]` is the sum of `3^i` over the
+    /// squares `i` of `m`.
     tern: [u16; 256],
     /// Discs of either side on the line that no play on it can turn.
     stable: Vec<u8>,
