@@ -192,7 +192,7 @@ impl Engine {
             return Ok(false);
         }
         self.rules = rules;
-        self.tt.clear();
+        self.tt.clear_on(&self.pool);
         Ok(true)
     }
 
@@ -294,7 +294,7 @@ impl Engine {
     pub fn set_eval_file(&mut self, path: &str) -> Result<(), OptionError> {
         self.idle()?;
         self.evaluator = Evaluator::from_file(path)?;
-        self.tt.clear();
+        self.tt.clear_on(&self.pool);
         Ok(())
     }
 }

@@ -164,12 +164,29 @@ impl Table {
     /// Empties every slot and resets the generation.
     pub fn clear(&self) {
         for b in self.buckets.iter() {
-            for s in &b.0 {
-                s.check.store(0, Relaxed);
-                s.data.store(0, Relaxed);
-            }
+            Self::clear_bucket(b);
         }
         self.generation.store(0, Relaxed);
+    }
+
+    /// [`Table::clear`] on the threads of `pool` (a table of a gigabyte
+    /// takes a tenth of a second to clear on one thread).
+    pub fn clear_on(&self, pool: &rayon::ThreadPool) {
+        use rayon::prelude::*;
+        pool.install(|| {
+            self.buckets
+                .par_iter()
+                .with_min_len(1 << 14)
+                .for_each(Self::clear_bucket);
+        });
+        self.generation.store(0, Relaxed);
+    }
+
+    fn clear_bucket(b: &Bucket) {
+        for s in &b.0 {
+            s.check.store(0, Relaxed);
+            s.data.store(0, Relaxed);
+        }
     }
 
     /// Starts a new search: entries of older searches are replaced first.
@@ -419,5 +436,29 @@ mod tests {
         t.store(6, None, 0, 1, TtBound::Exact, false);
         assert!(t.probe(6).is_some());
         assert_eq!(t.hashfull(), 250);
+    }
+
+    /// Clearing on a pool empties every slot, as the serial clear does.
+    #[test]
+    fn clear_on_a_pool_empties_every_slot() {
+        let t = Table::new(4);
+        let keys: Vec<u64> = (0..50_000u64)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
+        for &k in &keys {
+            t.store(k, None, 1, 3, TtBound::Exact, false);
+        }
+        let found = keys.iter().filter(|&&k| t.probe(k).is_some()).count();
+        assert!(found > keys.len() / 2, "{found} of {} stored", keys.len());
+        assert!(t.hashfull() > 0);
+        t.new_search();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        t.clear_on(&pool);
+        assert_eq!(t.hashfull(), 0);
+        assert!(keys.iter().all(|&k| t.probe(k).is_none()));
+        assert_eq!(t.generation.load(Relaxed), 0);
     }
 }
