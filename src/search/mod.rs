@@ -17,6 +17,7 @@
 
 mod config;
 mod endgame;
+mod lastflip;
 mod midgame;
 mod parallel;
 mod root;

@@ -12,6 +12,7 @@
 //! - `last` (1 empty): whoever can play the square does; the board is full.
 
 use super::endgame::{odd_squares, score_diff};
+use super::lastflip::last_flip_count;
 use super::worker::Worker;
 use super::{INF, final_value};
 use crate::bitboard::{CORNERS, NOT_A, NOT_H};
@@ -327,11 +328,11 @@ impl Worker<'_> {
     fn last(&mut self, b: &Board, tie: i32, s: usize) -> i32 {
         self.local += 1;
         let pc = b.player.count_ones() as i32;
-        let f = flips(b.player, b.opponent, s).count_ones() as i32;
+        let f = last_flip_count(b.player, s) as i32;
         if f > 0 {
             return score_diff(2 * pc + 2 * f - 62, tie);
         }
-        let f2 = flips(b.opponent, b.player, s).count_ones() as i32;
+        let f2 = last_flip_count(b.opponent, s) as i32;
         if f2 > 0 {
             return score_diff(2 * pc - 2 * f2 - 64, tie);
         }
