@@ -150,7 +150,7 @@ impl Engine {
     pub fn set_evaluator(&mut self, e: Evaluator) {
         self.wait();
         self.evaluator = e;
-        self.tt.clear_on(&self.pool);
+        self.tt.clear_with(self.threads);
     }
 
     /// The search tunables.
@@ -174,7 +174,7 @@ impl Engine {
         let fresh = self.needs_table();
         self.prepare();
         if !fresh {
-            self.tt.clear_on(&self.pool);
+            self.tt.clear_with(self.threads);
         }
     }
 

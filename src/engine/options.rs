@@ -192,7 +192,7 @@ impl Engine {
             return Ok(false);
         }
         self.rules = rules;
-        self.tt.clear_on(&self.pool);
+        self.tt.clear_with(self.threads);
         Ok(true)
     }
 
@@ -294,7 +294,7 @@ impl Engine {
     pub fn set_eval_file(&mut self, path: &str) -> Result<(), OptionError> {
         self.idle()?;
         self.evaluator = Evaluator::from_file(path)?;
-        self.tt.clear_on(&self.pool);
+        self.tt.clear_with(self.threads);
         Ok(())
     }
 }

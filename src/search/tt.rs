@@ -169,15 +169,20 @@ impl Table {
         self.generation.store(0, Relaxed);
     }
 
-    /// [`Table::clear`] on the threads of `pool` (a table of a gigabyte
-    /// takes a tenth of a second to clear on one thread).
-    pub fn clear_on(&self, pool: &rayon::ThreadPool) {
-        use rayon::prelude::*;
-        pool.install(|| {
-            self.buckets
-                .par_iter()
-                .with_min_len(1 << 14)
-                .for_each(Self::clear_bucket);
+    /// [`Table::clear`] on `threads` threads (a table of a gigabyte takes
+    /// a tenth of a second to clear on one). Plain scoped threads, not a
+    /// rayon pool: a rayon worker of another pool that waits on a pool
+    /// runs its own pool's jobs meanwhile, and `annex train` creates
+    /// engines inside such jobs, which then nested without bound.
+    pub fn clear_with(&self, threads: usize) {
+        let chunk = self.buckets.len().div_ceil(threads.max(1)).max(1 << 14);
+        std::thread::scope(|s| {
+            let mut parts = self.buckets.chunks(chunk);
+            let mine = parts.next();
+            for part in parts {
+                s.spawn(move || part.iter().for_each(Self::clear_bucket));
+            }
+            mine.into_iter().flatten().for_each(Self::clear_bucket);
         });
         self.generation.store(0, Relaxed);
     }
@@ -438,9 +443,9 @@ mod tests {
         assert_eq!(t.hashfull(), 250);
     }
 
-    /// Clearing on a pool empties every slot, as the serial clear does.
+    /// Clearing on several threads empties every slot, as the serial clear does.
     #[test]
-    fn clear_on_a_pool_empties_every_slot() {
+    fn clear_on_threads_empties_every_slot() {
         let t = Table::new(4);
         let keys: Vec<u64> = (0..50_000u64)
             .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
@@ -452,11 +457,7 @@ mod tests {
         assert!(found > keys.len() / 2, "{found} of {} stored", keys.len());
         assert!(t.hashfull() > 0);
         t.new_search();
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(3)
-            .build()
-            .unwrap();
-        t.clear_on(&pool);
+        t.clear_with(3);
         assert_eq!(t.hashfull(), 0);
         assert!(keys.iter().all(|&k| t.probe(k).is_none()));
         assert_eq!(t.generation.load(Relaxed), 0);

@@ -586,4 +586,31 @@ mod tests {
         assert_eq!(blended_label(&rec(2, 0, 3 * 32), 0.25), 2);
         assert_eq!(blended_label(&rec(0, 0, 43), 1.0), 1);
     }
+
+    /// `annex train` makes a solver (an engine) inside each job of its rayon
+    /// pool. Clearing the table must not wait on another pool from there:
+    /// a waiting rayon worker runs its own pool's queued jobs, each making
+    /// and clearing another engine, nested until the stack overflowed
+    /// (session 9, with the table cleared by `rayon::ThreadPool::install`).
+    #[test]
+    fn solvers_made_inside_rayon_jobs_do_not_nest() {
+        use rayon::prelude::*;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .stack_size(128 << 10)
+            .build()
+            .unwrap();
+        let n: usize = pool.install(|| {
+            (0..400)
+                .into_par_iter()
+                .map(|_| {
+                    let mut s = super::Solver::new();
+                    s.new_game();
+                    s.new_game();
+                    1
+                })
+                .sum()
+        });
+        assert_eq!(n, 400);
+    }
 }
