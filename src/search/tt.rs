@@ -180,7 +180,12 @@ impl Table {
             let mut parts = self.buckets.chunks(chunk);
             let mine = parts.next();
             for part in parts {
-                s.spawn(move || part.iter().for_each(Self::clear_bucket));
+                // A thread the system refuses: this one clears that part too.
+                let spawned = std::thread::Builder::new()
+                    .spawn_scoped(s, move || part.iter().for_each(Self::clear_bucket));
+                if spawned.is_err() {
+                    part.iter().for_each(Self::clear_bucket);
+                }
             }
             mine.into_iter().flatten().for_each(Self::clear_bucket);
         });
