@@ -163,10 +163,7 @@ impl Table {
 
     /// Empties every slot and resets the generation.
     pub fn clear(&self) {
-        for b in self.buckets.iter() {
-            Self::clear_bucket(b);
-        }
-        self.generation.store(0, Relaxed);
+        self.clear_with(1);
     }
 
     /// [`Table::clear`] on `threads` threads (a table of a gigabyte takes
