@@ -403,6 +403,9 @@ fn protocols_play_the_same_games() {
             stderr.contains(&format!("({proto}), id 'fake-good'")),
             "{stderr}"
         );
+        // NBoard cannot carry a movetime: the match says so, once.
+        let warned = stderr.matches("NBoard has no per-move time").count();
+        assert_eq!(warned, usize::from(proto == "nboard"), "{stderr}");
         let games = check_games(&out, &RuleSet::default());
         assert!(games.iter().all(|g| g.end == Termination::Normal));
         transcripts.push(games.iter().map(|g| g.moves.clone()).collect::<Vec<_>>());

@@ -103,6 +103,19 @@ impl Client for NBoard {
                 "NBoard has no rule options; only plain Othello can be played".into(),
             ));
         }
+        if limit.tc.is_none()
+            && limit.depth.is_none()
+            && (limit.movetime.is_some() || limit.nodes.is_some())
+        {
+            // The protocol carries a depth and the game clock, nothing else.
+            static ONCE: std::sync::Once = std::sync::Once::new();
+            ONCE.call_once(|| {
+                log::warn!(
+                    "NBoard has no per-move time or node limit: the engine searches to depth 60 \
+                     (give it a depth or a time control)"
+                )
+            });
+        }
         for (k, v) in options {
             self.proc.send(&format!("set {k} {v}"))?;
         }
