@@ -109,6 +109,34 @@ fn nboard_ping_stops_search() {
     assert_eq!(a.recv(Duration::from_secs(5)).as_deref(), Some("learned"));
 }
 
+/// Under a clock, `set depth 60` (what a match driver sends to leave the
+/// move to the clock) gives a timed midgame search, not a solve from the
+/// opening: the search reports midgame depths beyond the pre-solve's 10 and
+/// never a selective (`@`) or exact (`%`) pass at 50 empties.
+#[test]
+fn nboard_clock_with_full_depth_searches_the_midgame() {
+    let r = RuleSet::default();
+    let mut rng = Rng::new(8);
+    let (pos, moves) = random_game(&mut rng, &r, 10);
+    assert!(!pos.is_game_over(&r));
+    let mut a = start();
+    a.send("set depth 60");
+    let game = ggf(&moves).replace("TI[15:00]", "TI[0:20]");
+    a.send(&format!("set game {game}"));
+    a.send("go");
+    let lines = a.until_prefix("===");
+    let depths: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.starts_with("search "))
+        .filter_map(|l| l.split_whitespace().nth(4))
+        .collect();
+    assert!(depths.iter().all(|d| d.parse::<u32>().is_ok()), "{lines:?}");
+    let deepest = depths.iter().filter_map(|d| d.parse::<u32>().ok()).max();
+    assert!(deepest.is_some_and(|d| d > 10), "{lines:?}");
+    let m = played(lines.last().unwrap());
+    assert_legal_answer(&pos, &r, &m);
+}
+
 /// Records that end with a pass, or that leave a forced pass out.
 #[test]
 fn nboard_pass_ending_games() {

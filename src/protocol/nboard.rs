@@ -92,11 +92,22 @@ impl NBoard {
             depth: Some(self.depth),
             ..Limits::default()
         };
-        if pos.board.empties() <= SOLVE_EMPTIES.max(self.depth) {
+        let empties = pos.board.empties();
+        let clock = if go { self.clock } else { None };
+        if clock.is_none() && empties <= SOLVE_EMPTIES.max(self.depth) {
             l.depth = None;
             l.solve = Some(SolveMode::Exact);
+        } else if clock.is_some() && empties <= SOLVE_EMPTIES {
+            l.depth = None;
+            l.solve = Some(SolveMode::Exact);
+        } else if clock.is_some() && self.depth >= empties {
+            // A depth that reaches the end does not bound a timed search:
+            // the clock does, and the search solves once its depth gets
+            // there (a forced solve from the opening would spend the move's
+            // time on selective passes that cannot finish).
+            l.depth = None;
         }
-        if go && let Some(c) = self.clock {
+        if let Some(c) = clock {
             let side = pos.side as usize;
             let left = c.main.saturating_sub(self.used[side]);
             l.time[side] = Some(left);
