@@ -94,10 +94,13 @@ impl NBoard {
         };
         let empties = pos.board.empties();
         let clock = if go { self.clock } else { None };
-        if clock.is_none() && empties <= SOLVE_EMPTIES.max(self.depth) {
-            l.depth = None;
-            l.solve = Some(SolveMode::Exact);
-        } else if clock.is_some() && empties <= SOLVE_EMPTIES {
+        // Under a clock only the default threshold forces a solve.
+        let solve_from = if clock.is_some() {
+            SOLVE_EMPTIES
+        } else {
+            SOLVE_EMPTIES.max(self.depth)
+        };
+        if empties <= solve_from {
             l.depth = None;
             l.solve = Some(SolveMode::Exact);
         } else if clock.is_some() && self.depth >= empties {
