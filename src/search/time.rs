@@ -7,9 +7,13 @@
 //! moves left (fewer when the opponent passes, never more). A sudden-death
 //! clock is spread evenly over the moves before the last 10 empties (which
 //! the endgame solver settles in a moment), with `movestogo` over those
-//! moves, plus three quarters of the increment: that share is the **soft**
-//! limit. A reserve of `overhead` per move still to play is kept back. The
-//! **hard** limit, at which the search stops, is twice the share, but no
+//! moves, plus three quarters of the increment: that is the move's share.
+//! The **soft** limit is 1.5 times the share: the search stops starting
+//! iterations at 30-80% of it (below), so a move spends about its share on
+//! average (at 1.0 times, moves took about 0.55 of it and a game left half
+//! of its clock unused; docs/strength.md, "Under a clock"). A reserve of
+//! `overhead` per move still to play is kept back. The **hard** limit, at
+//! which the search stops, is three times the share, but no
 //! move takes more than half of the usable clock (unless it is the last of
 //! its period) nor more than 90% of the clock in hand; so the clock cannot
 //! run out unless the real overhead per move exceeds the setting.
@@ -30,11 +34,12 @@
 //! use std::time::Duration;
 //! let ms = Duration::from_millis;
 //! let mut l = Limits::default();
-//! // 60 s for about 30 moves: about 2 s each.
+//! // 60 s for the 25 moves before the last 10 empties: a share of about
+//! // 2.4 s, a soft limit of 1.5 times that.
 //! l.time[0] = Some(ms(60_000));
 //! let p = plan(&l, Color::Black, 60, ms(30));
 //! let soft = p.soft.unwrap();
-//! assert!(soft > ms(1500) && soft < ms(2500));
+//! assert!(soft > ms(3300) && soft < ms(3700));
 //! assert!(soft < p.hard.unwrap() && p.hard.unwrap() <= ms(30_000));
 //! // A clock that is nearly gone still gives a positive, safe time.
 //! l.time[0] = Some(ms(20));
@@ -52,7 +57,7 @@ pub const MIN_MOVE_TIME: Duration = Duration::from_millis(1);
 
 /// The default time lost per move outside the search (pipe, GUI): the
 /// default of the engine's `Move Overhead` option, in milliseconds.
-pub const DEFAULT_OVERHEAD_MS: u64 = 30;
+pub const DEFAULT_OVERHEAD_MS: u64 = 10;
 
 /// Soft and hard limits of one search (`None`: no limit).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -103,8 +108,9 @@ pub fn plan(limits: &Limits, side: Color, empties: u32, overhead: Duration) -> T
     } else {
         (usable / 2 + inc / 2).min(ceiling)
     };
-    let mut soft = share.min(cap).max(MIN_MOVE_TIME);
-    let mut hard = share.saturating_mul(2).min(cap).max(soft);
+    // Iterations stop at 30-80% of the soft limit: 1.5 shares spend about one.
+    let mut soft = (share * 3 / 2).min(cap).max(MIN_MOVE_TIME);
+    let mut hard = share.saturating_mul(3).min(cap).max(soft);
     if let Some(m) = fixed {
         soft = soft.min(m);
         hard = hard.min(m);
