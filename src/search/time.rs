@@ -62,8 +62,8 @@ pub const DEFAULT_OVERHEAD_MS: u64 = 10;
 /// Soft and hard limits of one search (`None`: no limit).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TimePlan {
-    /// The time the move should take: no new iteration once about half of
-    /// it has passed (see [`TimeManager`]).
+    /// 1.5 times the move's share of the clock: no new iteration once about
+    /// half of it has passed (see [`TimeManager`]).
     pub soft: Option<Duration>,
     /// Stop the search.
     pub hard: Option<Duration>,
