@@ -253,9 +253,16 @@ pub fn ggf_date(t: SystemTime) -> String {
     )
 }
 
+/// `mm:ss`, with the milliseconds when there are some (`00:02.400`): a
+/// clock of 2.4 s written as `00:02` gave the engine 2 s.
 fn clock(d: Duration) -> String {
     let s = d.as_secs();
-    format!("{:02}:{:02}", s / 60, s % 60)
+    let ms = d.subsec_millis();
+    if ms == 0 {
+        format!("{:02}:{:02}", s / 60, s % 60)
+    } else {
+        format!("{:02}:{:02}.{ms:03}", s / 60, s % 60)
+    }
 }
 
 /// The `BO[…]` board of GGF as NBoard writes it: size, the 64 squares in
@@ -416,5 +423,14 @@ mod tests {
             g.contains("BO[8 ---------------------------O*------*O--------------------------- *]")
         );
         assert!(g.ends_with("B[f5//1.50]W[d6/-2.00];)"));
+        // A clock with a fraction of a second keeps it, and reads back.
+        let h = GgfHeader {
+            tc: Some((Duration::from_millis(2400), Duration::ZERO)),
+            ..h
+        };
+        let g = ggf(&h, &start, &moves, &[], &[], None);
+        assert!(g.contains("TI[00:02.400]"), "{g}");
+        let back = crate::record::ggf::parse(&g, r).unwrap();
+        assert_eq!(back.clock.unwrap().main, Duration::from_millis(2400));
     }
 }
