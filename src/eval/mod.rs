@@ -16,6 +16,7 @@
 //! assert!(s.abs() < 4 * annex::eval::SCALE);
 //! ```
 
+mod coefs;
 pub mod pattern;
 mod pattern_eval;
 mod simple;

@@ -3,9 +3,14 @@
 
 use super::EvalError;
 use super::MAX_EVAL;
-use super::pattern::{FeatureSet, canon, for_each_feature, stage_of_n};
+use super::coefs::Coefs;
+use super::pattern::{
+    EMPTIES_OFFSET, EMPTIES_SIZE, FeatureSet, MOBILITY_OFFSET, MOBILITY_SIZE, N_EXTRA_FEATURES,
+    N_PATTERN_FEATURES, canon, for_each_feature, stage_of_n,
+};
 use super::weights::{Weights, WeightsError};
 use crate::board::Board;
+use crate::board::legal_moves;
 use std::fmt;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -23,6 +28,8 @@ pub struct PatternEval {
     stage_base: [u32; 65],
     /// `stages × raw_size` weights in 1/SCALE disc.
     table: Vec<i16>,
+    /// Per-square coefficients of the pattern indices.
+    coefs: Coefs,
 }
 
 impl fmt::Debug for PatternEval {
@@ -51,6 +58,7 @@ impl PatternEval {
             raw_size,
             stage_base,
             table,
+            coefs: Coefs::new(w.set),
         }
     }
 
@@ -87,21 +95,46 @@ impl PatternEval {
     pub fn evaluate(&self, board: &Board) -> i32 {
         let base = self.stage_base[board.empties() as usize] as usize;
         let w = &self.table[base..base + self.raw_size];
-        let mut s = 0i32;
         let (p, o) = (board.player, board.opponent);
-        match self.set {
-            FeatureSet::Patterns => {
-                for_each_feature(p, o, FeatureSet::Patterns, |i| s += w[i as usize] as i32)
-            }
-            FeatureSet::PatternsMobility => {
-                for_each_feature(p, o, FeatureSet::PatternsMobility, |i| {
-                    s += w[i as usize] as i32
-                })
-            }
-            FeatureSet::Extended => {
-                for_each_feature(p, o, FeatureSet::Extended, |i| s += w[i as usize] as i32)
-            }
+        let mut s = if self.set.extra() {
+            self.pattern_sum::<4, { N_PATTERN_FEATURES + N_EXTRA_FEATURES }>(w, p, o)
+        } else {
+            self.pattern_sum::<3, N_PATTERN_FEATURES>(w, p, o)
+        };
+        let empties = (!(p | o)).count_ones().min(EMPTIES_SIZE as u32 - 1);
+        s += w[(EMPTIES_OFFSET + empties) as usize] as i32;
+        if self.set.mobility() {
+            let m = MOBILITY_SIZE as u32 - 1;
+            let mp = legal_moves(p, o).count_ones().min(m);
+            let mo = legal_moves(o, p).count_ones().min(m);
+            s += w[(MOBILITY_OFFSET + mp) as usize] as i32;
+            s += w[(MOBILITY_OFFSET + MOBILITY_SIZE as u32 + mo) as usize] as i32;
         }
+        s.clamp(-MAX_EVAL + 1, MAX_EVAL - 1)
+    }
+
+    /// The weights of the `L` pattern instances (`V` coefficient vectors).
+    #[inline(always)]
+    fn pattern_sum<const V: usize, const L: usize>(&self, w: &[i16], p: u64, o: u64) -> i32 {
+        let c = &self.coefs;
+        let idx = c.indices::<V>(p, o);
+        let mut s = 0i32;
+        for l in 0..L {
+            s += w[(c.offsets[l] + idx[l / 16][l % 16] as u32) as usize] as i32;
+        }
+        s
+    }
+
+    /// The same score as [`Self::evaluate`] the slower way, one table
+    /// look-up per instance and side (the reference of the tests and the
+    /// baseline of `cargo bench --bench eval`).
+    pub fn evaluate_scalar(&self, board: &Board) -> i32 {
+        let base = self.stage_base[board.empties() as usize] as usize;
+        let w = &self.table[base..base + self.raw_size];
+        let mut s = 0i32;
+        for_each_feature(board.player, board.opponent, self.set, |i| {
+            s += w[i as usize] as i32
+        });
         s.clamp(-MAX_EVAL + 1, MAX_EVAL - 1)
     }
 }
