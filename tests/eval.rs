@@ -376,3 +376,25 @@ fn evaluation_sums_the_weights_of_its_features() {
         }
     }
 }
+
+#[test]
+fn coefficient_path_matches_the_scalar_path() {
+    let pos = random_positions(20_000, 11);
+    let mut x32 = random_weights(FeatureSet::Extended, 9);
+    x32.stages = 32;
+    x32.data = x32.data.iter().chain(&x32.data).map(|&w| -w).collect();
+    for w in [
+        random_weights(FeatureSet::Patterns, 7),
+        random_weights(FeatureSet::PatternsMobility, 8),
+        x32,
+    ] {
+        let (e, set) = (PatternEval::new(&w), w.set);
+        for b in &pos {
+            assert_eq!(e.evaluate(b), e.evaluate_scalar(b), "{set:?} {b:?}");
+        }
+    }
+    let embedded = PatternEval::embedded().unwrap();
+    for b in &pos {
+        assert_eq!(embedded.evaluate(b), embedded.evaluate_scalar(b));
+    }
+}

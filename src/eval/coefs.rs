@@ -16,7 +16,8 @@
 //!
 //! The coefficients are read off the scalar extraction itself (the index
 //! of each instance on a board holding a single disc), so the two paths
-//! agree by construction; a test checks them on many positions.
+//! agree by construction; a test (`tests/eval.rs`) checks them on many
+//! positions.
 
 use super::pattern::{
     FeatureSet, MAX_FEATURES, N_BASE_PATTERNS, N_EXTRA_FEATURES, N_PATTERN_FEATURES, OFFSETS,
@@ -148,64 +149,6 @@ fn sum_nibbles<const V: usize>(c: &[[[u16; LANES]; 16]; 16], bits: u64, acc: &mu
             for l in 0..16 {
                 acc[v][l] = acc[v][l].wrapping_add(row[v * 16 + l]);
             }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::board::{Board, flips, legal_moves};
-    use crate::eval::pattern::{FeatureSet, canon};
-    use crate::eval::{PatternEval, Weights};
-    use crate::rng::Rng;
-
-    /// Positions of random games, every stage.
-    fn positions(n: usize, seed: u64) -> Vec<Board> {
-        let mut rng = Rng::new(seed);
-        let mut out = Vec::new();
-        while out.len() < n {
-            let mut b = Board::start();
-            loop {
-                let mut m = legal_moves(b.player, b.opponent);
-                if m == 0 {
-                    b = b.pass();
-                    m = legal_moves(b.player, b.opponent);
-                    if m == 0 {
-                        break;
-                    }
-                }
-                out.push(b);
-                let sq = rng.pick_bit(m);
-                b = b.play_flips(sq, flips(b.player, b.opponent, sq));
-            }
-        }
-        out
-    }
-
-    /// Random weights, small enough that no score reaches the clamp.
-    fn random_weights(set: FeatureSet, stages: usize, rng: &mut Rng) -> Weights {
-        let n = stages * canon(set).size;
-        let data = (0..n).map(|_| rng.below(201) as i16 - 100).collect();
-        Weights { set, stages, data }
-    }
-
-    #[test]
-    fn coefficient_path_matches_the_scalar_path() {
-        let mut rng = Rng::new(7);
-        let pos = positions(20_000, 11);
-        for (set, stages) in [
-            (FeatureSet::Patterns, 16),
-            (FeatureSet::PatternsMobility, 16),
-            (FeatureSet::Extended, 32),
-        ] {
-            let e = PatternEval::new(&random_weights(set, stages, &mut rng));
-            for b in &pos {
-                assert_eq!(e.evaluate(b), e.evaluate_scalar(b), "{set:?} {b:?}");
-            }
-        }
-        let embedded = PatternEval::embedded().unwrap();
-        for b in &pos {
-            assert_eq!(embedded.evaluate(b), embedded.evaluate_scalar(b));
         }
     }
 }
