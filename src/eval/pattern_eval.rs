@@ -105,6 +105,8 @@ impl PatternEval {
         } else {
             self.pattern_sum::<3, BASE_LANES, SPAN_BASE>(base, p, o)
         };
+        // The scalar groups as in `for_each_feature` (sharing that code
+        // through a closure measured 2-3% slower searches).
         let empties = (!(p | o)).count_ones().min(EMPTIES_SIZE as u32 - 1);
         s += w[(EMPTIES_OFFSET + empties) as usize] as i32;
         if self.set.mobility() {
