@@ -692,3 +692,25 @@ impl Quiet for Annex {
         }
     }
 }
+
+/// A depth that covers the empties far from the end (an analysis to depth
+/// 60 from the opening) deepens the midgame search before the solve, as
+/// without a depth: within a million nodes (depth 16 takes about 0.44 M
+/// from the start) the reports go past depth 10, where a solve used to
+/// start that could not finish.
+#[test]
+fn a_depth_beyond_the_empties_keeps_deepening_before_the_solve() {
+    let mut a = Annex::spawn(&[]);
+    handshake(&mut a);
+    a.send("setoption name OwnBook value false");
+    a.send("position startpos");
+    a.send("go depth 60 nodes 1000000");
+    let lines = a.until_prefix("bestmove");
+    let deepest = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth"))
+        .filter_map(|l| l.split_whitespace().nth(2)?.parse::<u32>().ok())
+        .max()
+        .unwrap_or(0);
+    assert!(deepest > 12, "deepest reported depth {deepest}: {lines:?}");
+}

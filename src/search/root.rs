@@ -4,8 +4,9 @@
 //!
 //! Iterations: with `solve`, midgame depths up to
 //! `min(presolve_depth, empties - solve_margin)` (they fill the table and
-//! order the root) and then the solve. With a depth limit, depths 1..=limit
-//! (exact once the depth covers the empties). Otherwise depths 1, 2, … until
+//! order the root) and then the solve. With a depth limit, depths 1..=limit;
+//! a limit that covers the empties asks for the exact value: midgame depths
+//! as without a limit (at least `presolve_depth`), then the solve. Otherwise depths 1, 2, … until
 //! `depth + solve_margin >= empties`, then the exact solve.
 
 use super::worker::{Child, Worker};
@@ -147,7 +148,12 @@ fn iterations(job: &Job, empties: u32, multipv: usize) -> Vec<Kind> {
     } else if let Some(d) = limits.depth {
         let d = d.max(1);
         if d >= empties {
-            (1..=presolve())
+            // The midgame depths go on as without a limit before the solve,
+            // so that a far-off solve (an analysis to depth 60 from the
+            // opening) deepens its hints instead of starting a hopeless
+            // solve after depth 10; at most 18 empties this is `presolve`.
+            let last = presolve().max(empties.saturating_sub(cfg.solve_margin + 1));
+            (1..=last)
                 .map(Kind::Mid)
                 .chain(solve_with(SolveMode::Exact))
                 .collect()
