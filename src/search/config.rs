@@ -127,6 +127,14 @@ tunables! {
     midcut_min_depth: u32 = 3,
     /// Parallel endgame: moves searched alone before a split point opens.
     split_serial: u32 = 1,
+    /// Parallel endgame: at most this many more moves searched alone at a
+    /// split point, while the order's guess of a move's value is above
+    /// `alpha - split_cut_margin` (a probable cut; 0: off). 16 threads, FFO
+    /// #40-#52: nodes 1.43x -> 1.12x of one thread's, time -4%; 2 threads:
+    /// nodes -0.4%, time within the noise (docs/performance.md).
+    split_cut_max: u32 = 8,
+    /// Parallel endgame: margin of that guess, in search units.
+    split_cut_margin: u32 = 0,
     /// Endgame ordering: the child's value by a table-free depth-1 search
     /// (`sortsearch`) from this many empties (64: never). From 22: +4% on
     /// FFO #49-#52 (nodes, 1 thread).
@@ -237,7 +245,7 @@ mod tests {
         let default = Config::default();
         let listed: Vec<&str> = default.names().iter().map(|(n, _)| *n).collect();
         assert_eq!(listed, Config::NAMES);
-        assert_eq!(listed.len(), 36);
+        assert_eq!(listed.len(), 38);
         for (i, name) in Config::NAMES.iter().enumerate() {
             let old = default.names()[i].1;
             let new = if old == 777 { 778 } else { 777 };

@@ -106,6 +106,9 @@ fn legal_flips(b: &Board, legal: u64) -> [u64; 64] {
 pub(crate) struct EndMoves {
     pub sq: [u8; 64],
     pub flips: [u64; 64],
+    /// Each move's value for the side to move by the ordering's shallow
+    /// search or static value (`-INF` where the order computed none).
+    pub guess: [i32; 64],
     pub len: usize,
 }
 
@@ -146,6 +149,7 @@ impl Worker<'_> {
         let mut m = EndMoves {
             sq: [0; 64],
             flips: [0; 64],
+            guess: [-INF; 64],
             len: 0,
         };
         let mut keys = [0i32; 64];
@@ -155,6 +159,7 @@ impl Worker<'_> {
             l &= l - 1;
             let f = fl[s as usize];
             let bit = 1u64 << s;
+            let mut guess = -INF;
             let key = if s == hash_sq {
                 -1
             } else if sort {
@@ -162,6 +167,16 @@ impl Worker<'_> {
                 let om = child.legal_moves();
                 let mob = (om.count_ones() + (om & CORNERS).count_ones()) as i32;
                 let pot = (neighbours(child.opponent) & child.empty()).count_ones() as i32;
+                let value = if sort_depth > 0 {
+                    self.sort_value(&child, -INF, INF, sort_depth, -tie)
+                } else if shallow > 0 {
+                    self.pvs(&child, -INF, INF, shallow - 1, -tie, 60, &mut scratch)
+                } else {
+                    -INF
+                };
+                if value > -INF {
+                    guess = -value;
+                }
                 mob * self.cfg.end_mobility_weight
                     + pot * self.cfg.end_potential_weight
                     + if odd & bit != 0 {
@@ -174,13 +189,7 @@ impl Worker<'_> {
                     } else {
                         0
                     }
-                    + if sort_depth > 0 {
-                        self.sort_value(&child, -INF, INF, sort_depth, -tie)
-                    } else if shallow > 0 {
-                        self.pvs(&child, -INF, INF, shallow - 1, -tie, 60, &mut scratch)
-                    } else {
-                        0
-                    }
+                    + if value > -INF { value } else { 0 }
             } else if odd & bit != 0 {
                 0
             } else {
@@ -192,11 +201,13 @@ impl Worker<'_> {
                 keys[i] = keys[i - 1];
                 m.sq[i] = m.sq[i - 1];
                 m.flips[i] = m.flips[i - 1];
+                m.guess[i] = m.guess[i - 1];
                 i -= 1;
             }
             keys[i] = key;
             m.sq[i] = s;
             m.flips[i] = f;
+            m.guess[i] = guess;
             m.len += 1;
         }
         m

@@ -4,7 +4,8 @@
 //! At a null-window endgame node with at least `split_min_empties` empties
 //! (a midgame null-window node with at least `split_min_depth` plies)
 //! the first (best-ordered) move (in the endgame, the first
-//! `split_serial` moves) is searched alone; if it does not cut
+//! `split_serial` moves, then those that the order's guess says probably
+//! cut) is searched alone; if it does not cut
 //! off, the remaining moves are searched as rayon tasks. A task that fails
 //! high raises the split point's `cut` flag; every task below a split point
 //! carries the flags of all split points above it and gives up at its next
@@ -40,8 +41,18 @@ impl<'a> Worker<'a> {
         tie: i32,
         moves: &EndMoves,
     ) -> (i32, u8) {
-        // The first `split_serial` moves alone (young brothers wait).
+        // The first `split_serial` moves alone (young brothers wait), and
+        // after them up to `split_cut_max` more while the order's guess of
+        // the next move's value beats `alpha - split_cut_margin`: a node that
+        // probably cuts is searched in order, so that its later moves are
+        // not searched in parallel for nothing.
+        let margin = self.cfg.split_cut_margin as i32;
         let serial = (self.cfg.split_serial.max(1) as usize).min(moves.len);
+        let probable = (serial..moves.len)
+            .take(self.cfg.split_cut_max as usize)
+            .take_while(|&i| moves.guess[i] > alpha - margin)
+            .count();
+        let serial = serial + probable;
         let mut best = (-INF, moves.sq[0]);
         for i in 0..serial {
             let child = b.play_flips(moves.sq[i] as usize, moves.flips[i]);
