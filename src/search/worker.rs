@@ -94,10 +94,16 @@ impl<'a> Worker<'a> {
 
     /// A move buffer for ply `ply` (returned with [`Worker::put_buf`]).
     pub fn take_buf(&mut self, ply: usize) -> Vec<Child> {
-        while self.bufs.len() <= ply {
-            self.bufs.push(Vec::with_capacity(32));
+        // Only the plies in use allocate: a split task starts deep in the
+        // tree and never touches the buffers of the plies above it.
+        if self.bufs.len() <= ply {
+            self.bufs.resize_with(ply + 1, Vec::new);
         }
-        std::mem::take(&mut self.bufs[ply])
+        let mut buf = std::mem::take(&mut self.bufs[ply]);
+        if buf.capacity() == 0 {
+            buf.reserve(32);
+        }
+        buf
     }
 
     /// Gives a buffer back.
