@@ -6,8 +6,9 @@
 //! `min(presolve_depth, empties - solve_margin)` (they fill the table and
 //! order the root) and then the solve. With a depth limit, depths 1..=limit;
 //! a limit that covers the empties asks for the exact value: midgame depths
-//! as without a limit (at least `presolve_depth`), then the solve. Otherwise depths 1, 2, … until
-//! `depth + solve_margin >= empties`, then the exact solve.
+//! as without a limit (at least `presolve_depth`), then the solve.
+//! Otherwise depths 1, 2, … until `depth + solve_margin >= empties`, then
+//! the exact solve.
 
 use super::worker::{Child, Worker};
 use super::{BestMove, Bound, DISC, INF, Info, Job, SolveMode, WorkerMsg, to_discs};
