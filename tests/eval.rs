@@ -94,6 +94,7 @@ fn evaluation_is_symmetric() {
         FeatureSet::Patterns,
         FeatureSet::PatternsMobility,
         FeatureSet::Extended,
+        FeatureSet::PatternsPotential,
     ]
     .iter()
     .map(|&s| PatternEval::new(&random_weights(s, 99)))
@@ -360,6 +361,7 @@ fn evaluation_sums_the_weights_of_its_features() {
         FeatureSet::Patterns,
         FeatureSet::PatternsMobility,
         FeatureSet::Extended,
+        FeatureSet::PatternsPotential,
     ] {
         let w = random_weights(set, 8);
         let e = PatternEval::new(&w);
@@ -386,6 +388,7 @@ fn coefficient_path_matches_the_scalar_path() {
     for w in [
         random_weights(FeatureSet::Patterns, 7),
         random_weights(FeatureSet::PatternsMobility, 8),
+        random_weights(FeatureSet::PatternsPotential, 10),
         x32,
     ] {
         let (e, set) = (PatternEval::new(&w), w.set);
@@ -397,4 +400,48 @@ fn coefficient_path_matches_the_scalar_path() {
     for b in &pos {
         assert_eq!(embedded.evaluate(b), embedded.evaluate_scalar(b));
     }
+}
+
+/// The potential-mobility features count, square by square, the empty
+/// squares with an opponent's disc among their 8 neighbours.
+#[test]
+fn potential_mobility_counts_empty_squares_next_to_the_opponent() {
+    use annex::eval::pattern::{POTENTIAL_OFFSET, POTENTIAL_SIZE, potential_mobility};
+    let slow = |p: u64, o: u64| -> u32 {
+        let mut n = 0;
+        for sq in 0..64i32 {
+            if (p | o) >> sq & 1 != 0 {
+                continue;
+            }
+            let (r, c) = (sq / 8, sq % 8);
+            let next_to_o = (-1..=1).any(|dr| {
+                (-1..=1).any(|dc| {
+                    let (rr, cc) = (r + dr, c + dc);
+                    (dr, dc) != (0, 0)
+                        && (0..8).contains(&rr)
+                        && (0..8).contains(&cc)
+                        && o >> (rr * 8 + cc) & 1 != 0
+                })
+            });
+            n += u32::from(next_to_o);
+        }
+        n.min(POTENTIAL_SIZE as u32 - 1)
+    };
+    let set = FeatureSet::PatternsPotential;
+    let mut out = [0u32; MAX_FEATURES];
+    let mut seen_high = false;
+    for b in random_positions(3000, 17) {
+        let (p, o) = (b.player, b.opponent);
+        assert_eq!(potential_mobility(p, o), slow(p, o), "{b:?}");
+        assert_eq!(potential_mobility(o, p), slow(o, p), "{b:?}");
+        seen_high |= slow(p, o) >= 20;
+        raw_features(p, o, set, &mut out);
+        assert_eq!(out[49], POTENTIAL_OFFSET + slow(p, o));
+        assert_eq!(
+            out[50],
+            POTENTIAL_OFFSET + POTENTIAL_SIZE as u32 + slow(o, p)
+        );
+    }
+    assert!(seen_high);
+    assert_eq!(set.n_features(), 51);
 }

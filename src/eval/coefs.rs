@@ -75,10 +75,10 @@ pub struct Coefs {
 
 /// The lane of raw feature `f` of a set with the extra patterns, if it is
 /// a pattern instance.
-fn lane_of(f: usize) -> Option<usize> {
+fn lane_of(f: usize, set: FeatureSet) -> Option<usize> {
     match f {
         f if f < N_PATTERN_FEATURES => Some(f),
-        f if f < N_PATTERN_FEATURES + N_SCALAR => None,
+        f if f < N_PATTERN_FEATURES + N_SCALAR || !set.extra() => None,
         f => Some(f - N_SCALAR),
     }
 }
@@ -90,7 +90,7 @@ impl Coefs {
         let mut empty = [0u32; MAX_FEATURES];
         raw_features(0, 0, set, &mut empty);
         for (f, &e) in empty.iter().enumerate().take(n) {
-            if let Some(l) = lane_of(f) {
+            if let Some(l) = lane_of(f, set) {
                 assert_eq!(LANE_OFFSETS[l], e, "lane {l}");
             }
         }
@@ -99,7 +99,7 @@ impl Coefs {
             let mut one = [0u32; MAX_FEATURES];
             raw_features(1u64 << sq, 0, set, &mut one);
             for (f, (&x, &e)) in one.iter().zip(&empty).enumerate().take(n) {
-                if let Some(l) = lane_of(f) {
+                if let Some(l) = lane_of(f, set) {
                     v[l] = (x - e) as u16;
                 }
             }

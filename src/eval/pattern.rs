@@ -127,6 +127,8 @@ pub const MAX_FEATURES: usize = N_PATTERN_FEATURES + 3 + N_EXTRA_FEATURES;
 pub const EMPTIES_SIZE: usize = 61;
 /// Size of each mobility group (move counts above are clamped).
 pub const MOBILITY_SIZE: usize = 36;
+/// Size of each potential-mobility group (counts above are clamped).
+pub const POTENTIAL_SIZE: usize = 48;
 
 /// Number of game stages (weights per stage) of the default weights.
 pub const N_STAGES: usize = 16;
@@ -158,6 +160,9 @@ pub enum FeatureSet {
     /// As `PatternsMobility`, plus the corner triangle, the corner + block
     /// edge and the corner cross patterns.
     Extended = 3,
+    /// As `PatternsMobility`, plus the potential mobility of each side
+    /// (the empty squares next to an opponent's disc).
+    PatternsPotential = 4,
 }
 
 /// A feature group: a weight table shared by some features.
@@ -169,6 +174,8 @@ pub enum Group {
     Empties,
     /// The mobility of one side (two groups: side to move, then opponent).
     Mobility,
+    /// The potential mobility of one side (two groups, as `Mobility`).
+    Potential,
 }
 
 impl FeatureSet {
@@ -178,6 +185,7 @@ impl FeatureSet {
             1 => Some(FeatureSet::Patterns),
             2 => Some(FeatureSet::PatternsMobility),
             3 => Some(FeatureSet::Extended),
+            4 => Some(FeatureSet::PatternsPotential),
             _ => None,
         }
     }
@@ -199,21 +207,33 @@ impl FeatureSet {
         matches!(self, FeatureSet::Extended)
     }
 
+    /// Whether the potential-mobility groups are used.
+    #[inline(always)]
+    pub const fn potential(self) -> bool {
+        matches!(self, FeatureSet::PatternsPotential)
+    }
+
     /// Features per position (pattern instances + scalar groups).
     pub fn n_features(self) -> usize {
         N_PATTERN_FEATURES
             + if self.mobility() { 3 } else { 1 }
+            + if self.potential() { 2 } else { 0 }
             + if self.extra() { N_EXTRA_FEATURES } else { 0 }
     }
 
     /// The groups, in raw (and canonical) order: the base patterns, the
-    /// empties, the two mobility groups, the extra patterns.
+    /// empties, the two mobility groups, the two potential-mobility groups
+    /// or the extra patterns.
     pub fn groups(self) -> Vec<Group> {
         let mut v: Vec<Group> = (0..N_BASE_PATTERNS).map(Group::Pattern).collect();
         v.push(Group::Empties);
         if self.mobility() {
             v.push(Group::Mobility);
             v.push(Group::Mobility);
+        }
+        if self.potential() {
+            v.push(Group::Potential);
+            v.push(Group::Potential);
         }
         if self.extra() {
             v.extend((N_BASE_PATTERNS..PATTERNS.len()).map(Group::Pattern));
@@ -229,6 +249,7 @@ impl FeatureSet {
                 Group::Pattern(i) => 3usize.pow(PATTERNS[i].squares.len() as u32),
                 Group::Empties => EMPTIES_SIZE,
                 Group::Mobility => MOBILITY_SIZE,
+                Group::Potential => POTENTIAL_SIZE,
             })
             .collect()
     }
@@ -279,6 +300,18 @@ pub const EMPTIES_OFFSET: u32 =
     OFFSETS[N_BASE_PATTERNS - 1] + 3u32.pow(PATTERNS[N_BASE_PATTERNS - 1].squares.len() as u32);
 /// First raw index of the player-mobility group.
 pub const MOBILITY_OFFSET: u32 = EMPTIES_OFFSET + EMPTIES_SIZE as u32;
+/// First raw index of the player potential-mobility group (sets without
+/// the extra patterns, whose raw indices start at the same place).
+pub const POTENTIAL_OFFSET: u32 = MOBILITY_OFFSET + 2 * MOBILITY_SIZE as u32;
+
+/// The potential mobility of `p` against `o`: the empty squares next to a
+/// disc of `o`, clamped to the group's size.
+#[inline(always)]
+pub fn potential_mobility(p: u64, o: u64) -> u32 {
+    (crate::bitboard::around(o) & !(p | o))
+        .count_ones()
+        .min(POTENTIAL_SIZE as u32 - 1)
+}
 
 #[inline(always)]
 fn tern(p: u64, o: u64) -> u32 {
@@ -395,6 +428,10 @@ pub fn for_each_feature<F: FnMut(u32)>(p: u64, o: u64, set: FeatureSet, mut f: F
         let m = MOBILITY_SIZE as u32 - 1;
         f(MOBILITY_OFFSET + legal_moves(p, o).count_ones().min(m));
         f(MOBILITY_OFFSET + MOBILITY_SIZE as u32 + legal_moves(o, p).count_ones().min(m));
+    }
+    if set.potential() {
+        f(POTENTIAL_OFFSET + potential_mobility(p, o));
+        f(POTENTIAL_OFFSET + POTENTIAL_SIZE as u32 + potential_mobility(o, p));
     }
     if set.extra() {
         put!(11, triangle, 0, 1, 2, 3);
@@ -524,10 +561,12 @@ pub fn canon(set: FeatureSet) -> &'static Canon {
     static C1: OnceLock<Canon> = OnceLock::new();
     static C2: OnceLock<Canon> = OnceLock::new();
     static C3: OnceLock<Canon> = OnceLock::new();
+    static C4: OnceLock<Canon> = OnceLock::new();
     match set {
         FeatureSet::Patterns => C1.get_or_init(|| build_canon(set)),
         FeatureSet::PatternsMobility => C2.get_or_init(|| build_canon(set)),
         FeatureSet::Extended => C3.get_or_init(|| build_canon(set)),
+        FeatureSet::PatternsPotential => C4.get_or_init(|| build_canon(set)),
     }
 }
 

@@ -5,8 +5,8 @@ use super::EvalError;
 use super::MAX_EVAL;
 use super::coefs::{ALL_LANES, BASE_LANES, Coefs, LANE_OFFSETS, SPAN_ALL, SPAN_BASE};
 use super::pattern::{
-    EMPTIES_OFFSET, EMPTIES_SIZE, FeatureSet, MOBILITY_OFFSET, MOBILITY_SIZE, canon,
-    for_each_feature, stage_of_n,
+    EMPTIES_OFFSET, EMPTIES_SIZE, FeatureSet, MOBILITY_OFFSET, MOBILITY_SIZE, POTENTIAL_OFFSET,
+    POTENTIAL_SIZE, canon, for_each_feature, potential_mobility, stage_of_n,
 };
 use super::weights::{Weights, WeightsError};
 use crate::board::Board;
@@ -115,6 +115,11 @@ impl PatternEval {
             let mo = legal_moves(o, p).count_ones().min(m);
             s += w[(MOBILITY_OFFSET + mp) as usize] as i32;
             s += w[(MOBILITY_OFFSET + MOBILITY_SIZE as u32 + mo) as usize] as i32;
+        }
+        if self.set.potential() {
+            s += w[(POTENTIAL_OFFSET + potential_mobility(p, o)) as usize] as i32;
+            s += w[(POTENTIAL_OFFSET + POTENTIAL_SIZE as u32 + potential_mobility(o, p)) as usize]
+                as i32;
         }
         s.clamp(-MAX_EVAL + 1, MAX_EVAL - 1)
     }

@@ -46,7 +46,7 @@ fn max_with(stable: i32) -> i32 {
 /// Table depth of a selective pass's entry: `SEL_DEPTH * level + empties`
 /// (midgame entries stay below 64, solved ones are flagged).
 pub(crate) const SEL_DEPTH: u32 = 64;
-use crate::bitboard::{CORNERS, NOT_A, NOT_H};
+use crate::bitboard::{CORNERS, around};
 use crate::board::{Board, flips};
 use crate::moves::Move;
 use crate::square::Square;
@@ -68,15 +68,6 @@ pub(crate) fn odd_squares(empty: u64) -> u64 {
         }
     }
     m
-}
-
-/// Squares next to a disc of `b` (the potential mobility of its opponent
-/// once intersected with the empties).
-#[inline]
-fn neighbours(b: u64) -> u64 {
-    let h = ((b << 1) & NOT_A) | ((b >> 1) & NOT_H);
-    let x = b | h;
-    h | (x << 8) | (x >> 8)
 }
 
 /// Value of a full-board (or one-empty, both blocked) disc difference.
@@ -166,7 +157,7 @@ impl Worker<'_> {
                 let child = b.play_flips(s as usize, f);
                 let om = child.legal_moves();
                 let mob = (om.count_ones() + (om & CORNERS).count_ones()) as i32;
-                let pot = (neighbours(child.opponent) & child.empty()).count_ones() as i32;
+                let pot = (around(child.opponent) & child.empty()).count_ones() as i32;
                 let value = if sort_depth > 0 {
                     self.sort_value(&child, -INF, INF, sort_depth, -tie)
                 } else if shallow > 0 {

@@ -15,7 +15,7 @@ use super::endgame::{odd_squares, score_diff};
 use super::lastflip::last_flip_count;
 use super::worker::Worker;
 use super::{INF, final_value};
-use crate::bitboard::{CORNERS, NOT_A, NOT_H};
+use crate::bitboard::{CORNERS, around};
 use crate::board::{Board, flips};
 
 /// Static order of squares within a parity class: corners, edges without
@@ -52,13 +52,6 @@ const NEIGHBOURS: [u64; 64] = {
     }
     t
 };
-
-/// The squares next to any disc of `b`.
-fn around(b: u64) -> u64 {
-    let h = ((b << 1) & NOT_A) | ((b >> 1) & NOT_H);
-    let x = b | h;
-    h | (x << 8) | (x >> 8)
-}
 
 impl Worker<'_> {
     /// Null-window exact search without table or move list, for

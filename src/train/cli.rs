@@ -38,8 +38,9 @@ pub struct TrainArgs {
     /// Seed of the held-out split.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Features: patterns, mobility (patterns + mobility) or extended
-    /// (mobility + three more corner patterns; see README).
+    /// Features: patterns, mobility (patterns + mobility), extended
+    /// (mobility + three more corner patterns) or potential (mobility +
+    /// potential mobility); see docs/training.md.
     #[arg(long, default_value = "mobility")]
     features: String,
     /// Gradient-descent epochs per stage (at least 1).
@@ -144,10 +145,12 @@ pub fn run(a: &TrainArgs) -> ToolResult {
         "patterns" => FeatureSet::Patterns,
         "mobility" => FeatureSet::PatternsMobility,
         "extended" => FeatureSet::Extended,
+        "potential" => FeatureSet::PatternsPotential,
         f => {
-            return Err(
-                format!("unknown feature set '{f}' (patterns, mobility or extended)").into(),
-            );
+            return Err(format!(
+                "unknown feature set '{f}' (patterns, mobility, extended or potential)"
+            )
+            .into());
         }
     };
     let mut cfg = TrainConfig {
