@@ -125,6 +125,15 @@ tunables! {
     midcut_t: u32 = 100,
     /// Midgame ProbCut from this depth.
     midcut_min_depth: u32 = 3,
+    /// Midgame ProbCut from 24 empties: the sigma changes by this many
+    /// tenths of a percent per empty square away from 38 (wider below,
+    /// narrower above); 0: the same sigma at every stage. Measured by stage
+    /// and tried against NTest with `midcut_end` (docs/strength.md, "ProbCut
+    /// sigma by stage"): `5` and `140` even with the default over 800 games.
+    midcut_stage: u32 = 0,
+    /// Midgame ProbCut: the sigma in percent below 24 empties (100: as
+    /// elsewhere).
+    midcut_end: u32 = 100,
     /// Parallel endgame: moves searched alone before a split point opens.
     split_serial: u32 = 1,
     /// Parallel endgame: at most this many more moves searched alone at a
@@ -245,7 +254,7 @@ mod tests {
         let default = Config::default();
         let listed: Vec<&str> = default.names().iter().map(|(n, _)| *n).collect();
         assert_eq!(listed, Config::NAMES);
-        assert_eq!(listed.len(), 38);
+        assert_eq!(listed.len(), 40);
         for (i, name) in Config::NAMES.iter().enumerate() {
             let old = default.names()[i].1;
             let new = if old == 777 { 778 } else { 777 };
