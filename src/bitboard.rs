@@ -23,6 +23,10 @@ use crate::square::{Direction, Square};
 pub const NOT_A: u64 = 0xfefe_fefe_fefe_fefe;
 /// All squares but column h.
 pub const NOT_H: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+/// The four centre squares d4, e4, d5, e5.
+pub const CENTRE: u64 = 0x0000_0018_1800_0000;
+/// The four corners.
+pub const CORNERS: u64 = 0x8100_0000_0000_0081;
 
 /// The squares next to a disc of `b` in any of the 8 directions (with the
 /// empties, the potential mobility of `b`'s opponent).
@@ -32,10 +36,6 @@ pub fn around(b: u64) -> u64 {
     let x = b | h;
     h | (x << 8) | (x >> 8)
 }
-/// The four centre squares d4, e4, d5, e5.
-pub const CENTRE: u64 = 0x0000_0018_1800_0000;
-/// The four corners.
-pub const CORNERS: u64 = 0x8100_0000_0000_0081;
 
 /// Iterator over the squares of a bitboard, lowest index first.
 #[derive(Clone, Copy, Debug)]
