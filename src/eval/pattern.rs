@@ -18,7 +18,8 @@
 //! shifts and masks on one image plus a binary-to-ternary table look-up.
 //!
 //! Besides patterns, a feature set may have *scalar* groups: the number of
-//! empty squares (a per-empties bias, which also captures parity) and the
+//! empty squares (a per-empties bias, which also captures parity), the
+//! mobility of each side and (`PatternsPotential` only) the potential
 //! mobility of each side.
 
 use crate::bitboard::{flip_diagonal, flip_vertical, mirror_horizontal, symmetry};
@@ -398,8 +399,9 @@ fn images(b: u64) -> [u64; 8] {
 
 /// Calls `f` with every raw feature index of a position (`p` = side to
 /// move) under feature set `set`: the 46 base pattern instances, the
-/// empties group, the two mobility groups (if the set has them), the 12
-/// extra pattern instances (if it has them). Each index is already offset
+/// empties group, the two mobility groups (if the set has them), the two
+/// potential-mobility groups or the 12 extra pattern instances (if it has
+/// them). Each index is already offset
 /// into the flat raw space. Inlined into its callers, so the evaluation
 /// sums weights as the indices are made; call it with a constant `set`.
 #[inline(always)]
