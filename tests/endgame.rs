@@ -91,6 +91,35 @@ fn ffo_1_19_exact_two_threads() {
     solve_lines(&lines, 2);
 }
 
+/// Four threads with split points from 8 empties and parallel PV nodes
+/// (the root's too) from 8 empties and midgame depth 2, with selective
+/// passes before the solve: the best move (a later move searched at a
+/// raised alpha may tie the best value as a bound) and the exact score of
+/// FFO #1-#29 must not change (three times: the threads race).
+#[test]
+fn ffo_1_29_exact_parallel_pv_nodes() {
+    let mut e = engine(4);
+    let mut c = e.config().clone();
+    c.apply("split_min_empties=8,split_pv_min_empties=8,split_pv_min_depth=2,sel_min_empties=14")
+        .unwrap();
+    e.set_config(c);
+    let mut lines: Vec<_> = suite("endgame/ffo/fforum-1-19.obf")
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l))
+        .collect();
+    let more = suite("endgame/ffo/fforum-20-39.obf");
+    lines.extend(
+        more.into_iter()
+            .take(10)
+            .enumerate()
+            .map(|(i, l)| (i + 20, l)),
+    );
+    for _ in 0..3 {
+        solve_lines_with(&mut e, &lines);
+    }
+}
+
 /// Every 23rd position of Edax's hard 20-empties set (12 positions).
 #[test]
 fn edax_hard_20_sample() {

@@ -134,6 +134,14 @@ tunables! {
     /// Midgame ProbCut: the sigma in percent below 24 empties (100: as
     /// elsewhere).
     midcut_end: u32 = 100,
+    /// Parallel endgame: from this many empties, the moves after the first
+    /// of a PV node (the root's in the solve and its selective passes too)
+    /// are searched in parallel at a null window, a fail high alone with
+    /// the full window (64: one by one).
+    split_pv_min_empties: u32 = 12,
+    /// Parallel midgame: the same for PV nodes (the root's too) from this
+    /// depth (64: one by one).
+    split_pv_min_depth: i32 = 6,
     /// Parallel endgame: moves searched alone before a split point opens.
     split_serial: u32 = 1,
     /// Parallel endgame: at most this many more moves searched alone at a
@@ -254,7 +262,7 @@ mod tests {
         let default = Config::default();
         let listed: Vec<&str> = default.names().iter().map(|(n, _)| *n).collect();
         assert_eq!(listed, Config::NAMES);
-        assert_eq!(listed.len(), 40);
+        assert_eq!(listed.len(), 42);
         for (i, name) in Config::NAMES.iter().enumerate() {
             let old = default.names()[i].1;
             let new = if old == 777 { 778 } else { 777 };

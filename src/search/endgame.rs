@@ -507,7 +507,34 @@ impl Worker<'_> {
         let mut best = -INF;
         let mut best_sq = moves.sq[0];
         let mut cpv = Vec::new();
+        let split = n >= self.cfg.split_pv_min_empties && self.can_split();
         for i in 0..moves.len {
+            if i == 1 && split {
+                let kids: Vec<Board> = (0..moves.len)
+                    .map(|i| b.play_flips(moves.sq[i] as usize, moves.flips[i]))
+                    .collect();
+                self.pv_rest(
+                    &kids,
+                    alpha,
+                    beta,
+                    |w, c, a| -w.nws_end(c, -a - 1, -tie),
+                    |w, c, a, _, line| -w.pvs_end(c, -beta, -a, -tie, line),
+                    |i, v, a, line| {
+                        if v > best {
+                            (best, best_sq) = (v, moves.sq[i]);
+                        }
+                        if v > a {
+                            pv.clear();
+                            pv.push(Move::square(Square::from_index_unchecked(moves.sq[i])));
+                            pv.extend_from_slice(line);
+                        }
+                    },
+                );
+                if self.stopped {
+                    return 0;
+                }
+                break;
+            }
             let child = b.play_flips(moves.sq[i] as usize, moves.flips[i]);
             let mut v;
             if i == 0 {

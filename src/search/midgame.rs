@@ -220,10 +220,34 @@ impl Worker<'_> {
         let mut best = -INF;
         let mut best_move = kids[0].mv;
         let mut child_pv = Vec::new();
+        let split = pv_node && depth >= self.cfg.split_pv_min_depth && self.can_split();
         for i in 0..kids.len() {
             if i == 1 && !ordered {
                 self.order(&mut kids[1..], depth, tie, ply);
                 ordered = true;
+            }
+            if i == 1 && split {
+                self.pv_rest(
+                    kids,
+                    alpha,
+                    beta,
+                    |w, c, a| w.child_value(c, a, a + 1, depth, tie, ply, &mut Vec::new()),
+                    |w, c, a, v, line| w.child_value(c, v.max(a), beta, depth, tie, ply, line),
+                    |i, v, a, line| {
+                        if v > best {
+                            (best, best_move) = (v, kids[i].mv);
+                        }
+                        if v > a {
+                            pv.clear();
+                            pv.push(kids[i].mv);
+                            pv.extend_from_slice(line);
+                        }
+                    },
+                );
+                if self.stopped {
+                    return None;
+                }
+                break;
             }
             let c = &kids[i];
             let v = if i == 0 {

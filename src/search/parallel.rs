@@ -12,6 +12,13 @@
 //! counter flush once one is raised, so a cutoff stops the whole subtree.
 //! An aborted task's result is discarded, never stored in the table.
 //!
+//! PV nodes (from `split_pv_min_empties` in the endgame, `split_pv_min_depth`
+//! in the midgame, and the root) search their first move alone with the
+//! full window, then the others in rounds (`pv_rest`): all of them in
+//! parallel at the null window, the first that fails high stops the round
+//! and is searched again alone with the full window, and the rest go on at
+//! the raised alpha. 16 threads, FFO #40-#52: 23.8-25.5 s -> 16.9-17.3 s.
+//!
 //! Waiting is done by `rayon::scope`, which keeps the waiting thread busy
 //! stealing tasks: no rayon worker ever blocks on a channel or a lock held
 //! across a search. With one thread there is no pool and no split point,
@@ -70,11 +77,13 @@ impl<'a> Worker<'a> {
         if serial == moves.len {
             return best;
         }
-        let rest = (serial..moves.len).map(|i| {
-            let child = b.play_flips(moves.sq[i] as usize, moves.flips[i]);
-            (child, moves.sq[i])
-        });
-        self.split_rest(rest, best, alpha, |w, child| {
+        let rest: Vec<(Board, u8)> = (serial..moves.len)
+            .map(|i| {
+                let child = b.play_flips(moves.sq[i] as usize, moves.flips[i]);
+                (child, moves.sq[i])
+            })
+            .collect();
+        self.split_rest(&rest, best, alpha, |w, child| {
             -w.nws_end(child, -alpha - 1, -tie)
         })
     }
@@ -94,36 +103,57 @@ impl<'a> Worker<'a> {
         if self.stopped || v > alpha || kids.len() == 1 {
             return (v, kids[0].mv);
         }
-        let rest = kids[1..].iter().map(|c| (*c, c.mv));
-        self.split_rest(rest, (v, kids[0].mv), alpha, |w, c| {
+        let rest: Vec<(Child, Move)> = kids[1..].iter().map(|c| (*c, c.mv)).collect();
+        self.split_rest(&rest, (v, kids[0].mv), alpha, |w, c| {
             w.child_value(c, alpha, alpha + 1, depth, tie, ply, &mut Vec::new())
         })
     }
 
     /// The parallel part of a split point: each `(task, move)` of `rest` is
     /// searched by `search` (its value for this node, null window at
-    /// `alpha`) as a rayon task on a fresh worker carrying this worker's
-    /// cutoff chain and selective pass. Returns the best of `best` and the
-    /// finished tasks.
-    fn split_rest<T: Send, M: Copy + Send>(
+    /// `alpha`). Returns the best of `best` and the finished tasks.
+    fn split_rest<T: Sync, M: Copy + Sync>(
         &mut self,
-        rest: impl Iterator<Item = (T, M)> + Send,
-        best: (i32, M),
+        rest: &[(T, M)],
+        mut best: (i32, M),
         alpha: i32,
         search: impl Fn(&mut Worker<'_>, &T) -> i32 + Sync,
     ) -> (i32, M) {
+        let all: Vec<usize> = (0..rest.len()).collect();
+        let values = self.split_probe(rest, &all, alpha, |w, t| search(w, &t.0));
+        for (v, t) in values.iter().zip(rest) {
+            if let Some(v) = *v
+                && v > best.0
+            {
+                best = (v, t.1);
+            }
+        }
+        best
+    }
+
+    /// The tasks `tasks[i]` for each `i` of `pending`, searched by `search`
+    /// (a value for this node, null window at `alpha`) as rayon tasks on
+    /// fresh workers carrying this worker's cutoff chain and selective pass.
+    /// The first value above `alpha` stops the others. Returns each pending
+    /// task's value, `None` where it did not finish; sets `stopped` when a
+    /// cutoff above or the search's stop ended the wait.
+    fn split_probe<T: Sync>(
+        &mut self,
+        tasks: &[T],
+        pending: &[usize],
+        alpha: i32,
+        search: impl Fn(&mut Worker<'_>, &T) -> i32 + Sync,
+    ) -> Vec<Option<i32>> {
         let cut = AtomicBool::new(false);
-        let result = Mutex::new(best);
+        let values: Vec<Mutex<Option<i32>>> = pending.iter().map(|_| Mutex::new(None)).collect();
         let mut chain: Vec<&AtomicBool> = self.cuts.clone();
         chain.push(&cut);
         let job = self.job;
         let (sel_level, sel_t) = (self.sel_level, self.sel_t);
-        let chain = &chain;
-        let cut_ref = &cut;
-        let result_ref = &result;
-        let search = &search;
+        let (chain, cut_ref, search) = (&chain, &cut, &search);
         rayon::scope_fifo(|s| {
-            for (task, m) in rest {
+            for (&i, slot) in pending.iter().zip(&values) {
+                let task = &tasks[i];
                 s.spawn_fifo(move |_| {
                     if cut_ref.load(Relaxed) || job.shared.stop.load(Relaxed) {
                         return;
@@ -132,15 +162,12 @@ impl<'a> Worker<'a> {
                     w.cuts = chain.clone();
                     w.sel_level = sel_level;
                     w.sel_t = sel_t;
-                    let v = search(&mut w, &task);
+                    let v = search(&mut w, task);
                     w.flush();
                     if w.stopped {
                         return;
                     }
-                    let mut r = result_ref.lock().unwrap_or_else(|e| e.into_inner());
-                    if v > r.0 {
-                        *r = (v, m);
-                    }
+                    *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(v);
                     if v > alpha {
                         cut_ref.store(true, Relaxed);
                     }
@@ -150,6 +177,96 @@ impl<'a> Worker<'a> {
         if self.job.shared.stop.load(Relaxed) || self.cuts.iter().any(|c| c.load(Relaxed)) {
             self.stopped = true;
         }
-        *result.lock().unwrap_or_else(|e| e.into_inner())
+        values
+            .into_iter()
+            .map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
+            .collect()
     }
+
+    /// One round of the parallel part of a PV node: the null-window values
+    /// at `alpha` of `tasks[i]` for each `i` of `pending`, in parallel (see
+    /// [`Worker::split_probe`]).
+    pub(crate) fn pv_round<T: Sync>(
+        &mut self,
+        tasks: &[T],
+        pending: &[usize],
+        alpha: i32,
+        search: impl Fn(&mut Worker<'_>, &T) -> i32 + Sync,
+    ) -> PvRound {
+        let values = self.split_probe(tasks, pending, alpha, search);
+        let mut round = PvRound {
+            high: None,
+            low: Vec::new(),
+            left: Vec::new(),
+        };
+        for (&i, v) in pending.iter().zip(values) {
+            match v {
+                Some(v) if v <= alpha => round.low.push((i, v)),
+                Some(v) if round.high.is_none() => round.high = Some((i, v)),
+                _ => round.left.push(i),
+            }
+        }
+        round
+    }
+
+    /// The children after the first of a PV node (`kids[1..]`, window
+    /// `(alpha, beta)`) in rounds of [`Worker::pv_round`], `nws(w, kid, a)`
+    /// giving a child's value at the null window `a`: a child that fails
+    /// high is searched again alone by `full(w, kid, a, its value, line)`
+    /// (skipped from `beta` on), and the undecided children go on at the
+    /// raised alpha. `record(i, value, a, line)` gets each decided child,
+    /// `a` being the alpha it was searched at (an upper bound when the
+    /// value is at most `a`). Stops at `beta` or when `stopped`.
+    pub(crate) fn pv_rest<T: Sync>(
+        &mut self,
+        kids: &[T],
+        mut alpha: i32,
+        beta: i32,
+        nws: impl Fn(&mut Worker<'_>, &T, i32) -> i32 + Sync,
+        mut full: impl FnMut(&mut Worker<'a>, &T, i32, i32, &mut Vec<Move>) -> i32,
+        mut record: impl FnMut(usize, i32, i32, &[Move]),
+    ) {
+        let mut pending: Vec<usize> = (1..kids.len()).collect();
+        let mut line = Vec::new();
+        while !pending.is_empty() {
+            let a = alpha;
+            let round = self.pv_round(kids, &pending, a, |w, c| nws(w, c, a));
+            for &(i, v) in &round.low {
+                record(i, v, a, &[]);
+            }
+            let Some((i, mut v)) = round.high else {
+                return;
+            };
+            if self.stopped {
+                return;
+            }
+            line.clear();
+            if v < beta {
+                v = full(self, &kids[i], a, v, &mut line);
+                if self.stopped {
+                    return;
+                }
+            }
+            record(i, v, a, &line);
+            alpha = alpha.max(v);
+            if v >= beta {
+                return;
+            }
+            pending = round.left;
+        }
+    }
+}
+
+/// What one round of [`Worker::pv_round`] found.
+pub(crate) struct PvRound {
+    /// The first pending task (in order) whose value beat `alpha`, with
+    /// that value (a lower bound): the caller searches it again with its
+    /// full window.
+    pub high: Option<(usize, i32)>,
+    /// The tasks that ended at or below `alpha`, with their values (upper
+    /// bounds).
+    pub low: Vec<(usize, i32)>,
+    /// The tasks left for the next round: stopped by the fail high, or a
+    /// later one that also failed high.
+    pub left: Vec<usize>,
 }

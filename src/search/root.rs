@@ -52,8 +52,10 @@ pub fn run_worker(job: &Job, tx: &Sender<WorkerMsg>) -> Option<BestMove> {
             break;
         }
         prev = best;
-        // Moves left unsearched after a fail high keep their order, below.
-        rm.sort_by_key(|r| std::cmp::Reverse((r.done, r.score)));
+        // Moves left unsearched after a fail high keep their order, below;
+        // an upper bound goes after a value it ties (the parallel root
+        // searches later moves at the raised alpha before earlier ones).
+        rm.sort_by_key(|r| std::cmp::Reverse((r.done, r.score, r.bound != Bound::Upper)));
         let infos = make_infos(&mut w, &rm, kind, empties, multipv, alpha, beta);
         let _ = tx.send(WorkerMsg::Iteration(infos.clone()));
         last = Some((kind, infos));
@@ -307,7 +309,18 @@ fn root_search(
     let mut best = -INF;
     let mut cpv = Vec::new();
     let mut scores: Vec<i32> = Vec::new();
+    // The root splits like a PV node (`split_pv_min_empties`, `split_pv_min_depth`).
+    let split = multipv == 1
+        && w.can_split()
+        && if depth == 64 {
+            w.job.position.board.empties() >= w.cfg.split_pv_min_empties
+        } else {
+            depth >= w.cfg.split_pv_min_depth
+        };
     for i in 0..rm.len() {
+        if i == 1 && split {
+            return root_split(w, rm, depth, best.max(alpha), beta, best, tie);
+        }
         let c = rm[i].child;
         let a = if multipv > 1 {
             if scores.len() >= multipv {
@@ -358,6 +371,50 @@ fn root_search(
         exact_lines(w, rm, depth, multipv, tie);
     }
     best
+}
+
+/// The root moves after the first in rounds of [`Worker::pv_round`] (see
+/// [`Worker::pvs_end_split`]); `best` is the first move's value. Returns
+/// the best value.
+fn root_split(
+    w: &mut Worker<'_>,
+    rm: &mut [RootMove],
+    depth: i32,
+    alpha: i32,
+    beta: i32,
+    mut best: i32,
+    tie: i32,
+) -> i32 {
+    let kids: Vec<Child> = rm.iter().map(|r| r.child).collect();
+    w.pv_rest(
+        &kids,
+        alpha,
+        beta,
+        |w, c, a| w.child_value(c, a, a + 1, depth, tie, 0, &mut Vec::new()),
+        |w, c, a, _, line| w.child_value(c, a, beta, depth, tie, 0, line),
+        |i, v, a, line| {
+            let bound = if v <= a {
+                Bound::Upper
+            } else if v >= beta {
+                Bound::Lower
+            } else {
+                Bound::Exact
+            };
+            set_root(&mut rm[i], v, bound, line);
+            best = best.max(v);
+        },
+    );
+    best
+}
+
+/// Records root move `r`'s value `v` and line (`r`'s move then `cpv`).
+fn set_root(r: &mut RootMove, v: i32, bound: Bound, cpv: &[Move]) {
+    r.score = v;
+    r.done = true;
+    r.bound = bound;
+    r.pv.clear();
+    r.pv.push(r.child.mv);
+    r.pv.extend_from_slice(cpv);
 }
 
 /// Multi-PV reports a value for each of the best `multipv` moves: one that
