@@ -150,6 +150,10 @@ tunables! {
     /// #40-#52: nodes 1.43x -> 1.12x of one thread's, time -4%; 2 threads:
     /// nodes -0.4%, time within the noise (docs/performance.md).
     split_cut_max: u32 = 8,
+    /// Parallel midgame: the same as `split_cut_max` with the order's key
+    /// (the child's static value, or its shallow search from
+    /// `shallow_sort_depth`) as the guess (0: off).
+    split_mid_cut_max: u32 = 0,
     /// Parallel endgame: margin of that guess, in search units.
     split_cut_margin: u32 = 0,
     /// Endgame ordering: the child's value by a table-free depth-1 search
@@ -262,7 +266,7 @@ mod tests {
         let default = Config::default();
         let listed: Vec<&str> = default.names().iter().map(|(n, _)| *n).collect();
         assert_eq!(listed, Config::NAMES);
-        assert_eq!(listed.len(), 42);
+        assert_eq!(listed.len(), 43);
         for (i, name) in Config::NAMES.iter().enumerate() {
             let old = default.names()[i].1;
             let new = if old == 777 { 778 } else { 777 };

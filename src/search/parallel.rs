@@ -98,13 +98,32 @@ impl<'a> Worker<'a> {
         tie: i32,
         ply: usize,
     ) -> (i32, Move) {
+        // The first move alone, then (`split_mid_cut_max`) the next ones
+        // alone while the order's key says they probably cut.
+        let serial = 1
+            + (1..kids.len())
+                .take(self.cfg.split_mid_cut_max as usize)
+                .take_while(|&i| kids[i].key > alpha)
+                .count();
         let mut scratch = Vec::new();
-        let v = self.child_value(&kids[0], alpha, alpha + 1, depth, tie, ply, &mut scratch);
-        if self.stopped || v > alpha || kids.len() == 1 {
-            return (v, kids[0].mv);
+        let mut best = (-INF, kids[0].mv);
+        for c in &kids[..serial] {
+            let v = self.child_value(c, alpha, alpha + 1, depth, tie, ply, &mut scratch);
+            if self.stopped {
+                return (v, c.mv);
+            }
+            if v > best.0 {
+                best = (v, c.mv);
+                if v > alpha {
+                    return best;
+                }
+            }
         }
-        let rest: Vec<(Child, Move)> = kids[1..].iter().map(|c| (*c, c.mv)).collect();
-        self.split_rest(&rest, (v, kids[0].mv), alpha, |w, c| {
+        if serial == kids.len() {
+            return best;
+        }
+        let rest: Vec<(Child, Move)> = kids[serial..].iter().map(|c| (*c, c.mv)).collect();
+        self.split_rest(&rest, best, alpha, |w, c| {
             w.child_value(c, alpha, alpha + 1, depth, tie, ply, &mut Vec::new())
         })
     }

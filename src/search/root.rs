@@ -345,19 +345,7 @@ fn root_search(
         if w.stopped {
             return best;
         }
-        let r = &mut rm[i];
-        r.score = v;
-        r.done = true;
-        r.bound = if v <= a {
-            Bound::Upper
-        } else if v >= beta {
-            Bound::Lower
-        } else {
-            Bound::Exact
-        };
-        r.pv.clear();
-        r.pv.push(c.mv);
-        r.pv.extend_from_slice(&cpv);
+        set_root(&mut rm[i], v, bound_of(v, a, beta), &cpv);
         let pos = scores.partition_point(|&s| s >= v);
         scores.insert(pos, v);
         if v > best {
@@ -373,9 +361,8 @@ fn root_search(
     best
 }
 
-/// The root moves after the first in rounds of [`Worker::pv_round`] (see
-/// [`Worker::pvs_end_split`]); `best` is the first move's value. Returns
-/// the best value.
+/// The root moves after the first in parallel rounds ([`Worker::pv_rest`]);
+/// `best` is the first move's value. Returns the best value.
 fn root_split(
     w: &mut Worker<'_>,
     rm: &mut [RootMove],
@@ -393,18 +380,22 @@ fn root_split(
         |w, c, a| w.child_value(c, a, a + 1, depth, tie, 0, &mut Vec::new()),
         |w, c, a, _, line| w.child_value(c, a, beta, depth, tie, 0, line),
         |i, v, a, line| {
-            let bound = if v <= a {
-                Bound::Upper
-            } else if v >= beta {
-                Bound::Lower
-            } else {
-                Bound::Exact
-            };
-            set_root(&mut rm[i], v, bound, line);
+            set_root(&mut rm[i], v, bound_of(v, a, beta), line);
             best = best.max(v);
         },
     );
     best
+}
+
+/// What value `v` of a search in `(alpha, beta)` proves.
+fn bound_of(v: i32, alpha: i32, beta: i32) -> Bound {
+    if v <= alpha {
+        Bound::Upper
+    } else if v >= beta {
+        Bound::Lower
+    } else {
+        Bound::Exact
+    }
 }
 
 /// Records root move `r`'s value `v` and line (`r`'s move then `cpv`).
