@@ -140,8 +140,10 @@ tunables! {
     /// the full window (64: one by one).
     split_pv_min_empties: u32 = 12,
     /// Parallel midgame: the same for PV nodes (the root's too) from this
-    /// depth (64: one by one).
-    split_pv_min_depth: i32 = 6,
+    /// depth (64: one by one). 2 threads, depth-22 searches: from 6, nodes
+    /// +11%, time +2%; 16 cores, one pair: 18.0 -> 15.9 s. Off until
+    /// measured again there (docs/performance.md).
+    split_pv_min_depth: i32 = 64,
     /// Parallel endgame: moves searched alone before a split point opens.
     split_serial: u32 = 1,
     /// Parallel endgame: at most this many more moves searched alone at a
