@@ -12,8 +12,9 @@
 //! counter flush once one is raised, so a cutoff stops the whole subtree.
 //! An aborted task's result is discarded, never stored in the table.
 //!
-//! PV nodes (from `split_pv_min_empties` in the endgame, `split_pv_min_depth`
-//! in the midgame, and the root) search their first move alone with the
+//! PV nodes (from `split_pv_min_empties` in the endgame and the solve's
+//! root, from `split_pv_min_depth` in the midgame and its root, off by
+//! default) search their first move alone with the
 //! full window, then the others in rounds (`pv_rest`): all of them in
 //! parallel at the null window, the first that fails high stops the round
 //! and is searched again alone with the full window, and the rest go on at
