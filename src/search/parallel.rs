@@ -30,8 +30,7 @@ use super::endgame::EndMoves;
 use super::worker::{Child, Worker};
 use crate::board::Board;
 use crate::moves::Move;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering::Relaxed};
 
 impl<'a> Worker<'a> {
     /// Whether this node may split.
@@ -165,7 +164,10 @@ impl<'a> Worker<'a> {
         search: impl Fn(&mut Worker<'_>, &T) -> i32 + Sync,
     ) -> Vec<Option<i32>> {
         let cut = AtomicBool::new(false);
-        let values: Vec<Mutex<Option<i32>>> = pending.iter().map(|_| Mutex::new(None)).collect();
+        // Each task's value; `UNSET` until it finishes (the scope's join
+        // orders the stores before the reads below).
+        const UNSET: i32 = i32::MIN;
+        let values: Vec<AtomicI32> = pending.iter().map(|_| AtomicI32::new(UNSET)).collect();
         let mut chain: Vec<&AtomicBool> = self.cuts.clone();
         chain.push(&cut);
         let job = self.job;
@@ -187,7 +189,7 @@ impl<'a> Worker<'a> {
                     if w.stopped {
                         return;
                     }
-                    *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(v);
+                    slot.store(v, Relaxed);
                     if v > alpha {
                         cut_ref.store(true, Relaxed);
                     }
@@ -198,8 +200,8 @@ impl<'a> Worker<'a> {
             self.stopped = true;
         }
         values
-            .into_iter()
-            .map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
+            .iter()
+            .map(|v| Some(v.load(Relaxed)).filter(|&v| v != UNSET))
             .collect()
     }
 
