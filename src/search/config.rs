@@ -189,13 +189,12 @@ tunables! {
     /// `end_hash_trust`; the key counts 128 per reply of the opponent).
     end_hash_bonus: u32 = 0,
     /// Endgame below the table: from this many empties the moves are
-    /// sorted by the opponent's mobility (corners twice), potential mobility
-    /// and parity with the `end_*_weight`s, as above the table (64: never,
-    /// the static parity/square order only). 1 thread, FFO #40-#48 nodes
-    /// against 64: from 7 -14%, from 6 -20% (time -6%), from 5 -25% (time
-    /// equal); #49-#52 from 6 -23% nodes but +6% time; #20-#38 from 6
-    /// -20%, from 5 -25%. Time not settled on the loaded machine: off.
-    shallow_sort_min_empties: u32 = 64,
+    /// sorted by the opponent's mobility (corners twice) and parity with
+    /// the `end_*_weight`s (64: never, the static parity/square order
+    /// only). 1 thread, FFO #40-#52 against 64 (docs/performance.md,
+    /// session 15): from 6 -21.7% nodes, -5% time; from 7 -17%, -4.6%;
+    /// from 5 -28% nodes, -1.5% time; #20-#38 from 6 -20% nodes, -5% time.
+    shallow_sort_min_empties: u32 = 6,
 }
 
 /// Largest value a tunable can be set to.
