@@ -65,12 +65,13 @@ tunables! {
     tt_min_empties: u32 = 8,
     /// Endgame: fastest-first ordering from this many empties.
     sort_min_empties: u32 = 8,
-    /// Endgame: stability cutoffs from this many empties (5 is the lowest
-    /// place they are tried: the 1-4 empties solvers have none). 1 thread,
+    /// Endgame: stability cutoffs from this many empties (4 is the lowest
+    /// place they are tried: the 1-3 empties solvers have none). 1 thread,
     /// FFO #40-#52 (session 15): from 7 1.731e9 nodes, from 6 1.599e9, from
-    /// 5 1.515e9 (-12.5%), the time the same (78.9 s against 78.0 s, four
-    /// alternated pairs).
-    stability_min_empties: u32 = 5,
+    /// 5 1.515e9 (-12.5%, the time the same: 78.9 s against 78.0 s, four
+    /// alternated pairs), from 4 1.294e9 (-14.6% more, time -2.8%: 74.0 /
+    /// 74.1 s against 76.3 / 76.1 s on a quiet machine).
+    stability_min_empties: u32 = 4,
     /// Parallel endgame: split points from this many empties.
     split_min_empties: u32 = 12,
     /// Parallel midgame: split points from this depth.

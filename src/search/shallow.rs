@@ -8,7 +8,7 @@
 //!   first) and, within a parity class, corners, then edges, then inner
 //!   squares, then C- and X-squares; a square is skipped unless it touches
 //!   an opponent disc and turns something. Stability cutoffs from
-//!   `stability_min_empties`.
+//!   `stability_min_empties` (4), here and at 4 empties.
 //! - `solve4` .. `solve2` (4-2 empties): the same parity order, on the
 //!   squares listed once at 4 empties.
 //! - `last` (1 empty): whoever can play the square does; the board is full.
@@ -193,7 +193,8 @@ impl Worker<'_> {
         best
     }
 
-    /// 0-4 empties: squares in parity order, no table.
+    /// 0-4 empties: squares in parity order, no table; at 4 empties a
+    /// stability cutoff first when `stability_min_empties` allows it.
     pub(crate) fn solve_small(&mut self, b: &Board, alpha: i32, tie: i32) -> i32 {
         let empty = b.empty();
         let odd = odd_squares(empty);
@@ -215,7 +216,14 @@ impl Worker<'_> {
             1 => self.last(b, tie, sq[0]),
             2 => self.solve2(b, alpha, tie, sq[0], sq[1], false),
             3 => self.solve3(b, alpha, tie, [sq[0], sq[1], sq[2]], false),
-            _ => self.solve4(b, alpha, tie, sq, false),
+            _ => {
+                if self.cfg.stability_min_empties <= 4
+                    && let Some(v) = self.stability_cut(b, alpha)
+                {
+                    return v;
+                }
+                self.solve4(b, alpha, tie, sq, false)
+            }
         }
     }
 
