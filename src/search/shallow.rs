@@ -220,6 +220,8 @@ impl Worker<'_> {
                 if self.cfg.stability_min_empties <= 4
                     && let Some(v) = self.stability_cut(b, alpha)
                 {
+                    // The node counts, as `solve4` would have counted it.
+                    self.local += 1;
                     return v;
                 }
                 self.solve4(b, alpha, tie, sq, false)
