@@ -69,7 +69,7 @@ tunables! {
     /// place they are tried: the 1-3 empties solvers have none). 1 thread,
     /// FFO #40-#52 (session 15): from 7 1.731e9 nodes, from 6 1.599e9, from
     /// 5 1.515e9 (-12.5%, the time the same: 78.9 s against 78.0 s, four
-    /// alternated pairs), from 4 1.294e9 (-14.6% more, time -2.8%: 74.0 /
+    /// alternated pairs), from 4 1.320e9 (-12.9% more, time -2.8%: 74.0 /
     /// 74.1 s against 76.3 / 76.1 s on a quiet machine).
     stability_min_empties: u32 = 4,
     /// Parallel endgame: split points from this many empties.
