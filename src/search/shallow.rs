@@ -155,8 +155,8 @@ impl Worker<'_> {
     /// The moves of `shallow` sorted fastest-first: the opponent's mobility
     /// (corners twice) and the quadrant parity, weighted as the endgame
     /// order above the table. The potential mobility of that order is left
-    /// out here: it cost more time than its nodes saved (FFO #40-#52, 1
-    /// thread: 0.3% fewer nodes). At most 16 empties.
+    /// out here: it cost more time than its nodes saved (FFO #40-#48, 1
+    /// thread: 0.1% fewer nodes). At most 16 empties.
     fn shallow_sorted(&mut self, b: &Board, alpha: i32, tie: i32) -> i32 {
         let empty = b.empty();
         let odd = odd_squares(empty);
