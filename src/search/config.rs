@@ -147,7 +147,7 @@ tunables! {
     /// Parallel midgame: the same for PV nodes (the root's too) from this
     /// depth (64: one by one). 2 threads, depth-22 searches: from 6, nodes
     /// +11%, time +2%; 16 cores, one pair: 18.0 -> 15.9 s. Off until
-    /// measured again there (docs/endgame.md).
+    /// measured again there (docs/endgame-threads.md).
     split_pv_min_depth: i32 = 64,
     /// Parallel endgame: moves searched alone before a split point opens.
     split_serial: u32 = 1,
@@ -155,7 +155,7 @@ tunables! {
     /// split point, while the order's guess of a move's value is above
     /// `alpha - split_cut_margin` (a probable cut; 0: off). 16 threads, FFO
     /// #40-#52: nodes 1.43x -> 1.12x of one thread's, time -4%; 2 threads:
-    /// nodes -0.4%, time within the noise (docs/endgame.md).
+    /// nodes -0.4%, time within the noise (docs/endgame-threads.md).
     split_cut_max: u32 = 8,
     /// Parallel midgame: the same as `split_cut_max` with the order's key
     /// (the child's static value, or its shallow search from
