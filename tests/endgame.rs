@@ -92,7 +92,8 @@ fn ffo_1_19_exact_two_threads() {
 }
 
 /// Four threads with split points from 8 empties and parallel PV nodes
-/// (the root's too) from 8 empties and midgame depth 2, probable cuts
+/// (the root's too) from 8 empties and midgame depth 2 (the many-threads
+/// setting, `split_pv_wide_*`, lowered to four threads), probable cuts
 /// searched in order at midgame split points, with selective
 /// passes before the solve: the best move (a later move searched at a
 /// raised alpha may tie the best value as a bound) and the exact score of
@@ -102,7 +103,8 @@ fn ffo_1_29_exact_parallel_pv_nodes() {
     let mut e = engine(4);
     let mut c = e.config().clone();
     c.apply(
-        "split_min_empties=8,split_pv_min_empties=8,split_pv_min_depth=2,split_mid_cut_max=8,\
+        "split_min_empties=8,split_pv_min_empties=8,split_pv_wide_threads=4,split_pv_wide_depth=2,\
+         split_mid_cut_max=8,\
          split_min_depth=2,sel_min_empties=14,presolve_depth=12",
     )
     .unwrap();

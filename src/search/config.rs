@@ -145,10 +145,17 @@ tunables! {
     /// the full window (64: one by one).
     split_pv_min_empties: u32 = 12,
     /// Parallel midgame: the same for PV nodes (the root's too) from this
-    /// depth (64: one by one). 2 threads, depth-22 searches: from 6, nodes
-    /// +11%, time +2%; 16 cores, one pair: 18.0 -> 15.9 s. Off until
-    /// measured again there (docs/endgame-threads.md).
+    /// depth (64: one by one), with fewer than `split_pv_wide_threads`
+    /// threads. 2 threads, depth-22 searches: from 6, nodes +11%, time +2%;
+    /// 4 threads, depth 24: 14.1 / 14.6 s against 13.7 / 16.5 s (docs/endgame-threads.md).
     split_pv_min_depth: i32 = 64,
+    /// Parallel midgame: with at least this many threads, PV nodes split
+    /// from `split_pv_wide_depth` instead. Depth-24 searches on 16 cores:
+    /// 8 threads 15.2 / 15.6 s -> 12.5 / 12.5 s, 16 threads 14.1 / 14.7 s
+    /// -> 10.9 s (docs/endgame-threads.md).
+    split_pv_wide_threads: u32 = 8,
+    /// Parallel midgame: the PV nodes' split depth with many threads.
+    split_pv_wide_depth: i32 = 6,
     /// Parallel endgame: moves searched alone before a split point opens.
     split_serial: u32 = 1,
     /// Parallel endgame: at most this many more moves searched alone at a
@@ -272,7 +279,7 @@ mod tests {
         let default = Config::default();
         let listed: Vec<&str> = default.names().iter().map(|(n, _)| *n).collect();
         assert_eq!(listed, Config::NAMES);
-        assert_eq!(listed.len(), 43);
+        assert_eq!(listed.len(), 45);
         for (i, name) in Config::NAMES.iter().enumerate() {
             let old = default.names()[i].1;
             let new = if old == 777 { 778 } else { 777 };

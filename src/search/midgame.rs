@@ -220,7 +220,7 @@ impl Worker<'_> {
         let mut best = -INF;
         let mut best_move = kids[0].mv;
         let mut child_pv = Vec::new();
-        let split = pv_node && depth >= self.cfg.split_pv_min_depth && self.can_split();
+        let split = pv_node && self.can_split() && depth >= self.split_pv_depth();
         for i in 0..kids.len() {
             if i == 1 && !ordered {
                 self.order(&mut kids[1..], depth, tie, ply);

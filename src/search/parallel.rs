@@ -13,8 +13,9 @@
 //! An aborted task's result is discarded, never stored in the table.
 //!
 //! PV nodes (from `split_pv_min_empties` in the endgame and the solve's
-//! root, from `split_pv_min_depth` in the midgame and its root, off by
-//! default) search their first move alone with the
+//! root; in the midgame and its root from `split_pv_wide_depth` with at
+//! least `split_pv_wide_threads` threads, from `split_pv_min_depth`, off by
+//! default, with fewer) search their first move alone with the
 //! full window, then the others in rounds (`pv_rest`): all of them in
 //! parallel at the null window, the first that fails high stops the round
 //! and is searched again alone with the full window, and the rest go on at
@@ -37,6 +38,19 @@ impl<'a> Worker<'a> {
     #[inline]
     pub(crate) fn can_split(&self) -> bool {
         self.job.pool.is_some()
+    }
+
+    /// The midgame depth from which PV nodes (and the root) split: lower
+    /// with many threads, where the idle threads are worth the speculation
+    /// (`split_pv_wide_threads`).
+    #[inline]
+    pub(crate) fn split_pv_depth(&self) -> i32 {
+        match &self.job.pool {
+            Some(p) if p.current_num_threads() >= self.cfg.split_pv_wide_threads as usize => {
+                self.cfg.split_pv_wide_depth
+            }
+            _ => self.cfg.split_pv_min_depth,
+        }
     }
 
     /// Searches `moves` of `b` at null window `alpha`, the first alone and
