@@ -65,6 +65,10 @@ tunables! {
     tt_min_empties: u32 = 8,
     /// Endgame: fastest-first ordering from this many empties.
     sort_min_empties: u32 = 8,
+    /// Endgame order: weight of a square's history (its cut rate at these
+    /// empties in this search, `history`; 0: off). 1 thread, FFO #40-#52:
+    /// nodes 1.320e9 -> 1.236e9 at 192 (docs/endgame.md).
+    end_history_weight: i32 = 192,
     /// Endgame: stability cutoffs from this many empties (4 is the lowest
     /// place they are tried: the 1-3 empties solvers have none). 1 thread,
     /// FFO #40-#52 (session 15): from 7 1.731e9 nodes, from 6 1.599e9, from
@@ -279,7 +283,7 @@ mod tests {
         let default = Config::default();
         let listed: Vec<&str> = default.names().iter().map(|(n, _)| *n).collect();
         assert_eq!(listed, Config::NAMES);
-        assert_eq!(listed.len(), 45);
+        assert_eq!(listed.len(), 46);
         for (i, name) in Config::NAMES.iter().enumerate() {
             let old = default.names()[i].1;
             let new = if old == 777 { 778 } else { 777 };

@@ -24,6 +24,7 @@
 //! passes of that level or higher take them; the exact pass uses their
 //! moves for ordering.
 
+use super::history;
 use super::stability::stable_discs;
 use super::tt::TtBound;
 use super::worker::Worker;
@@ -181,6 +182,11 @@ impl Worker<'_> {
                         0
                     }
                     + if value > -INF { value } else { 0 }
+                    - if self.cfg.end_history_weight > 0 {
+                        history::bonus(n, s, self.cfg.end_history_weight)
+                    } else {
+                        0
+                    }
             } else if odd & bit != 0 {
                 0
             } else {
@@ -334,6 +340,9 @@ impl Worker<'_> {
             let child = b.play_flips(hash_sq as usize, fl[hash_sq as usize]);
             best = -self.nws_end(&child, -alpha - 1, -tie);
             best_sq = hash_sq;
+            if self.cfg.end_history_weight > 0 {
+                history::note(n, hash_sq, best > alpha);
+            }
             if self.stopped {
                 return 0;
             }
@@ -401,6 +410,9 @@ impl Worker<'_> {
             let v = -self.nws_end(&child, -alpha - 1, -tie);
             if self.stopped {
                 return (0, best_sq);
+            }
+            if self.cfg.end_history_weight > 0 {
+                history::note(b.empties(), moves.sq[i], v > alpha);
             }
             if v > best {
                 best = v;

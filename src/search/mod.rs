@@ -17,6 +17,7 @@
 
 mod config;
 mod endgame;
+mod history;
 mod lastflip;
 mod midgame;
 mod parallel;
@@ -164,7 +165,13 @@ pub struct SearchShared {
     pub nodes: AtomicU64,
     /// Node limit (`u64::MAX`: none).
     pub node_limit: AtomicU64,
+    /// Identifies the current search (unique in the process): per-thread
+    /// state such as the solver's history is cleared when it changes.
+    pub generation: AtomicU64,
 }
+
+/// Source of search generations.
+static GENERATIONS: AtomicU64 = AtomicU64::new(1);
 
 impl Default for SearchShared {
     fn default() -> Self {
@@ -172,6 +179,7 @@ impl Default for SearchShared {
             stop: AtomicBool::new(false),
             nodes: AtomicU64::new(0),
             node_limit: AtomicU64::new(u64::MAX),
+            generation: AtomicU64::new(GENERATIONS.fetch_add(1, Relaxed)),
         }
     }
 }
@@ -181,6 +189,8 @@ impl SearchShared {
     pub fn reset(&self, node_limit: Option<u64>) {
         self.stop.store(false, Relaxed);
         self.nodes.store(0, Relaxed);
+        self.generation
+            .store(GENERATIONS.fetch_add(1, Relaxed), Relaxed);
         self.node_limit
             .store(node_limit.unwrap_or(u64::MAX), Relaxed);
     }

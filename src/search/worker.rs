@@ -46,6 +46,9 @@ pub(crate) struct Worker<'a> {
 
 impl<'a> Worker<'a> {
     pub fn new(job: &'a Job) -> Worker<'a> {
+        if job.config.end_history_weight > 0 {
+            super::history::prepare(job.shared.generation.load(Relaxed));
+        }
         Worker {
             job,
             rules: job.rules,
