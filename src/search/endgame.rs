@@ -405,6 +405,7 @@ impl Worker<'_> {
     fn nws_moves(&mut self, b: &Board, alpha: i32, tie: i32, moves: &EndMoves) -> (i32, u8) {
         let mut best = -INF;
         let mut best_sq = moves.sq[0];
+        let n = b.empties();
         for i in 0..moves.len {
             let child = b.play_flips(moves.sq[i] as usize, moves.flips[i]);
             let v = -self.nws_end(&child, -alpha - 1, -tie);
@@ -412,7 +413,7 @@ impl Worker<'_> {
                 return (0, best_sq);
             }
             if self.cfg.end_history_weight > 0 {
-                history::note(b.empties(), moves.sq[i], v > alpha);
+                history::note(n, moves.sq[i], v > alpha);
             }
             if v > best {
                 best = v;

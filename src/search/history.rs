@@ -32,11 +32,17 @@ pub(crate) fn prepare(generation: u64) {
     });
 }
 
+/// The slot of `sq` at `empties`.
+#[inline]
+fn slot(empties: u32, sq: u8) -> usize {
+    (empties as usize & 63) * 64 + (sq as usize & 63)
+}
+
 /// Notes that `sq` was searched at `empties` and whether it cut.
 #[inline]
 pub(crate) fn note(empties: u32, sq: u8, cut: bool) {
     COUNTS.with(|c| {
-        let slot = &c[(empties as usize & 63) * 64 + (sq as usize & 63)];
+        let slot = &c[slot(empties, sq)];
         let (mut t, mut k) = slot.get();
         if t >= HALVE_AT {
             (t, k) = (t / 2, k / 2);
@@ -49,7 +55,7 @@ pub(crate) fn note(empties: u32, sq: u8, cut: bool) {
 #[inline]
 pub(crate) fn bonus(empties: u32, sq: u8, weight: i32) -> i32 {
     COUNTS.with(|c| {
-        let (t, k) = c[(empties as usize & 63) * 64 + (sq as usize & 63)].get();
+        let (t, k) = c[slot(empties, sq)].get();
         (i64::from(weight) * i64::from(k) / (i64::from(t) + 4)) as i32
     })
 }
