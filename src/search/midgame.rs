@@ -252,9 +252,11 @@ impl Worker<'_> {
             let c = &kids[i];
             let v = if i == 0 {
                 self.child_value(c, alpha, beta, depth, tie, ply, &mut child_pv)
+            } else if !pv_node {
+                self.nws_child(c, i, alpha, depth, tie, ply)
             } else {
                 let v = self.child_value(c, alpha, alpha + 1, depth, tie, ply, &mut child_pv);
-                if pv_node && v > alpha && v < beta && !self.stopped {
+                if v > alpha && v < beta && !self.stopped {
                     self.child_value(c, v.max(alpha), beta, depth, tie, ply, &mut child_pv)
                 } else {
                     v
@@ -280,6 +282,35 @@ impl Worker<'_> {
             }
         }
         Some((best, best_move))
+    }
+
+    /// The value of child `c`, the `i`-th move (ordered) of a null-window
+    /// node of `depth` at `alpha`. A late move (`mid_lmr_min_depth`,
+    /// `mid_lmr_after`) is first searched `mid_lmr_r` plies shallower, and
+    /// again at full depth only if that reaches the window.
+    pub(crate) fn nws_child(
+        &mut self,
+        c: &Child,
+        i: usize,
+        alpha: i32,
+        depth: i32,
+        tie: i32,
+        ply: usize,
+    ) -> i32 {
+        let mut scratch = Vec::new();
+        let min = self.cfg.mid_lmr_min_depth;
+        if min > 0
+            && depth >= min
+            && i >= self.cfg.mid_lmr_after as usize
+            && depth < c.board.empties() as i32
+        {
+            let r = self.cfg.mid_lmr_r;
+            let v = self.child_value(c, alpha, alpha + 1, depth - r, tie, ply, &mut scratch);
+            if v <= alpha || self.stopped {
+                return v;
+            }
+        }
+        self.child_value(c, alpha, alpha + 1, depth, tie, ply, &mut scratch)
     }
 
     /// ProbCut at a null-window node (Buro): a search of about half of

@@ -119,10 +119,9 @@ impl<'a> Worker<'a> {
                 .take(self.cfg.split_mid_cut_max as usize)
                 .take_while(|&i| kids[i].key > alpha)
                 .count();
-        let mut scratch = Vec::new();
         let mut best = (-INF, kids[0].mv);
-        for c in &kids[..serial] {
-            let v = self.child_value(c, alpha, alpha + 1, depth, tie, ply, &mut scratch);
+        for (i, c) in kids[..serial].iter().enumerate() {
+            let v = self.nws_child(c, i, alpha, depth, tie, ply);
             if self.stopped {
                 return (v, c.mv);
             }
@@ -136,9 +135,11 @@ impl<'a> Worker<'a> {
         if serial == kids.len() {
             return best;
         }
-        let rest: Vec<(Child, Move)> = kids[serial..].iter().map(|c| (*c, c.mv)).collect();
-        self.split_rest(&rest, best, alpha, |w, c| {
-            w.child_value(c, alpha, alpha + 1, depth, tie, ply, &mut Vec::new())
+        let rest: Vec<((Child, usize), Move)> = (serial..kids.len())
+            .map(|i| ((kids[i], i), kids[i].mv))
+            .collect();
+        self.split_rest(&rest, best, alpha, |w, (c, i)| {
+            w.nws_child(c, *i, alpha, depth, tie, ply)
         })
     }
 
