@@ -215,8 +215,8 @@ tunables! {
     /// depth (0: off): the moves from index `mid_lmr_after` on (0 is the first)
     /// are searched `mid_lmr_r` plies shallower first, then again at full
     /// depth when they reach the window. Against NTest at equal time,
-    /// 1,200 paired games (docs/strength.md, session 17): 3 / 5 / 2
-    /// +47 ± 35 points against off; 3 / 3 / 2 -6.5 ± 21 and 6 / 3 / 2
+    /// 1,600 paired games (docs/strength.md, session 17): 3 / 5 / 2
+    /// +77 ± 41 points against off; 3 / 3 / 2 -6.5 ± 21 and 6 / 3 / 2
     /// -12.5 ± 21 of 400.
     mid_lmr_min_depth: i32 = 3,
     /// Midgame: the index (0: the first move) of the first reduced move,
