@@ -299,6 +299,9 @@ impl Worker<'_> {
     ) -> i32 {
         let mut scratch = Vec::new();
         let min = self.cfg.mid_lmr_min_depth;
+        // Not near the end of the game: there a full-depth child is solved
+        // (or nearly), and a shallower search would only be searched again
+        // (solves run at depth 64, so their children are never reduced).
         if min > 0
             && depth >= min
             && i >= self.cfg.mid_lmr_after as usize
