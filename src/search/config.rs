@@ -217,7 +217,8 @@ tunables! {
     /// depth when they reach the window. Against NTest at equal time,
     /// 1,600 paired games (docs/strength.md, session 17): 3 / 5 / 2
     /// +77 ± 41 points against off; 3 / 3 / 2 -6.5 ± 21 and 6 / 3 / 2
-    /// -12.5 ± 21 of 400.
+    /// -12.5 ± 21 of 400. Reducing the scouts of PV nodes too measured
+    /// +7.5 ± 29 points of 800 (session 18): not adopted.
     mid_lmr_min_depth: i32 = 3,
     /// Midgame: the index (0: the first move) of the first reduced move,
     /// see `mid_lmr_min_depth`.
