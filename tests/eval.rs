@@ -282,6 +282,41 @@ fn training_decreases_the_loss() {
 }
 
 #[test]
+fn same_parity_stages_train_on_their_own_parity_only() {
+    let b = std::fs::read(data_file("wthor/WTH_1995.wtb")).unwrap();
+    let games = read_wthor(&b).unwrap();
+    let refs: Vec<_> = games.iter().take(60).collect();
+    let data = bucket(&refs);
+    let n = |e: usize| data.get(e).map_or(0, Vec::len);
+    for same_parity in [false, true] {
+        let cfg = FitConfig {
+            epochs: 1,
+            stages: 64,
+            margin: 2,
+            same_parity,
+            progress: false,
+            ..FitConfig::default()
+        };
+        let (w, reports) = fit(&data, &cfg);
+        assert_eq!((w.stages, reports.len()), (64, 64));
+        for s in [20usize, 31, 44] {
+            // Stage s is the positions with s empties, plus 2 on each side:
+            // all of them, or only those of the parity of s.
+            let want = if same_parity {
+                n(s - 2) + n(s) + n(s + 2)
+            } else {
+                (s - 2..=s + 2).map(n).sum()
+            };
+            assert!(n(s) > 0 && n(s + 1) > 0);
+            assert_eq!(
+                reports[s].samples, want,
+                "stage {s}, same parity {same_parity}"
+            );
+        }
+    }
+}
+
+#[test]
 fn engine_eval_file_option() {
     use annex::engine::Engine;
     let (tx, _rx) = crossbeam_channel::unbounded();

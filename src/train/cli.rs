@@ -93,6 +93,10 @@ pub struct TrainArgs {
     /// (smoothing across stages; 0-8).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=8))]
     margin: u32,
+    /// With `--stages 64`: each stage trains only on positions of its own
+    /// parity of empties (odd and even positions get separate weights).
+    #[arg(long)]
+    same_parity: bool,
     /// Worker threads, 1-256 (stages are fitted in parallel).
     #[arg(long, default_value_t = 2, value_parser = args::threads())]
     threads: usize,
@@ -153,6 +157,9 @@ pub fn run(a: &TrainArgs) -> ToolResult {
             .into());
         }
     };
+    if a.same_parity && a.stages != 64 {
+        return Err("--same-parity needs --stages 64 (one stage an empty)".into());
+    }
     let mut cfg = TrainConfig {
         data_dir: a.data.clone(),
         wthor: false,
@@ -177,6 +184,7 @@ pub fn run(a: &TrainArgs) -> ToolResult {
             source_weights: source_weights(&a.source_weight)?,
             stages: a.stages,
             margin: a.margin,
+            same_parity: a.same_parity,
             ..FitConfig::default()
         },
     };

@@ -62,6 +62,10 @@ pub struct FitConfig {
     pub momentum: f32,
     /// Extra empties taken from each neighbouring stage.
     pub margin: u32,
+    /// With one stage an empty (64 stages): train each stage only on the
+    /// positions whose empties have the parity of its own, so that odd and
+    /// even positions never share a fit (the margin still counts empties).
+    pub same_parity: bool,
     /// Number of stages (one of [`crate::eval::pattern::STAGE_COUNTS`]).
     pub stages: usize,
     /// Weight of each source's samples in the loss, by source number (a
@@ -80,6 +84,7 @@ impl Default for FitConfig {
             rate: 0.05,
             momentum: 0.9,
             margin: 2,
+            same_parity: false,
             stages: N_STAGES,
             source_weights: [1.0; N_SOURCES],
             progress: true,
@@ -150,10 +155,13 @@ fn fit_stage(by_empties: &[Vec<Sample>], stage: usize, cfg: &FitConfig) -> (Vec<
     let c = canon(cfg.set);
     let nf = cfg.set.n_features();
     let (lo, hi) = stage_window(stage, cfg.stages, cfg.margin);
+    let parity = cfg.same_parity && cfg.stages == 64;
+    let used =
+        |e: usize| (lo..=hi).contains(&(e as u32)) && (!parity || (e + stage).is_multiple_of(2));
     let cap: usize = by_empties
         .iter()
         .enumerate()
-        .filter(|(e, _)| (lo..=hi).contains(&(*e as u32)))
+        .filter(|(e, _)| used(*e))
         .map(|(_, v)| v.len())
         .sum();
     let mut idx: Vec<u32> = Vec::with_capacity(cap * nf);
@@ -162,7 +170,7 @@ fn fit_stage(by_empties: &[Vec<Sample>], stage: usize, cfg: &FitConfig) -> (Vec<
     let mut counts = vec![0f32; c.size];
     let mut raw = [0u32; MAX_FEATURES];
     for (e, v) in by_empties.iter().enumerate() {
-        if !(lo..=hi).contains(&(e as u32)) {
+        if !used(e) {
             continue;
         }
         for smp in v {
