@@ -307,6 +307,13 @@ fn hardening_numeric_arguments_out_of_range_are_usage_errors() {
             "annex {what}: {err}"
         );
     }
+    // A parity split needs one stage an empty; refused before any data is read.
+    let (st, out, err) = run(&["train", "--data", nodata[1], "--same-parity"], b"");
+    assert_eq!(st.code(), Some(2), "{out}{err}");
+    assert!(
+        out.is_empty() && err.contains("--same-parity needs --stages 64"),
+        "{err}"
+    );
     // `--only` indexes start at 1, and a range may not run backwards.
     for only in ["0", "3-1"] {
         let (st, out, err) = run(&["solve", &obf, "--only", only], b"");
