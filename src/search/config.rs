@@ -87,8 +87,10 @@ tunables! {
     solve_aspiration: u32 = 3,
     /// Endgame ordering: weight of the opponent's mobility (corners twice),
     /// in evaluation units (32 a disc) since the child's value is added to
-    /// the key from `end_shallow_min_empties`.
-    end_mobility_weight: i32 = 128,
+    /// the key from `end_shallow_min_empties`. With the fourth-generation
+    /// weights and `end_sort_d2_empties` 17, 112 against 128 (1 thread):
+    /// FFO #40-#48 -3.2% nodes, #49-#52 -1.0%, #20-#38 -2.0%.
+    end_mobility_weight: i32 = 112,
     /// Endgame ordering: weight of the opponent's potential mobility.
     end_potential_weight: i32 = 16,
     /// Endgame ordering: bonus of a move into an odd quadrant.
@@ -182,8 +184,10 @@ tunables! {
     /// (overrides `end_sort_d1_empties` and `end_shallow_step`). Nodes at 1
     /// thread against the static value (FFO #40-#48 / #49-#52): from 16
     /// +1.5% / -19%, from 14 +10% / -5%, from 18 +4% / -13%, from 19 +6% /
-    /// -10%, from 22 +7% / -5%; #20-#38 from 16: -1%.
-    end_sort_d2_empties: u32 = 16,
+    /// -10%, from 22 +7% / -5%; #20-#38 from 16: -1%. With the
+    /// fourth-generation weights (session 21), 17 against 16: -2.9% / -3.9%,
+    /// #20-#38 +0.8%; with mobility weight 112 both: -6.0% / -4.9% / -1.2%.
+    end_sort_d2_empties: u32 = 17,
     /// Endgame: one empty below `tt_min_empties`, probe the table before
     /// the table-free search (0: no probe; 1: and store its results that
     /// fail high; 2: and store every result). Measured on FFO #40-#48 at
