@@ -210,8 +210,10 @@ impl Worker<'_> {
         m
     }
 
-    /// Stability bounds: `Some(v)` when stable discs alone decide the
-    /// null window at `alpha`.
+    /// Stability cutoff: `Some(v)` when the opponent's stable discs alone
+    /// keep the value at or below `alpha`. Only that side is tried: the
+    /// mover's own stable discs (a lower bound) cut under 3% of the time
+    /// and cost more than they save (`docs/endgame-2.md`, session 22).
     #[inline]
     pub(crate) fn stability_cut(&self, b: &Board, alpha: i32) -> Option<i32> {
         let opp = b.opponent.count_ones() as i32;
@@ -220,14 +222,6 @@ impl Worker<'_> {
             let max = max_with(st);
             if max <= alpha {
                 return Some(max);
-            }
-        }
-        let own = b.player.count_ones() as i32;
-        if alpha < -(64 - 2 * own) * DISC {
-            let st = stable_discs(b.player, b.opponent).count_ones() as i32;
-            let min = -max_with(st);
-            if min > alpha {
-                return Some(min);
             }
         }
         None
