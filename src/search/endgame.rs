@@ -7,8 +7,8 @@
 //!   the opponent, corners counted twice), parity as a tie-break, the hash
 //!   move first; from `end_shallow_min_empties` plus the child's value (see
 //!   `end_moves`).
-//! - From `stability_min_empties`: stability cutoffs (the stable discs of a
-//!   side bound the final score).
+//! - From `stability_min_empties`: stability cutoffs (the opponent's
+//!   stable discs bound the final score from above).
 //! - From `tt_min_empties`: the shared table; solved entries are used at
 //!   any depth, midgame entries only for their move.
 //! - From `split_min_empties` with several threads: split points (see
