@@ -76,8 +76,18 @@ tunables! {
     /// alternated pairs), from 4 1.320e9 (-12.9% more, time -2.8%: 74.0 /
     /// 74.1 s against 76.3 / 76.1 s on a quiet machine).
     stability_min_empties: u32 = 4,
-    /// Parallel endgame: split points from this many empties.
+    /// Parallel endgame: split points from this many empties (with more
+    /// than `split_few_threads` threads).
     split_min_empties: u32 = 12,
+    /// Parallel endgame: with at most this many threads, split points from
+    /// `split_few_min_empties` instead: two threads need fewer split points
+    /// to keep busy, and each one risks searching moves that a cut makes
+    /// useless.
+    split_few_threads: u32 = 2,
+    /// Parallel endgame: the split points' empties with few threads. 2
+    /// threads, from 16 against 12: FFO #49-#52 -3.5% time, #53 -4% nodes
+    /// (docs/endgame-2.md, session 24).
+    split_few_min_empties: u32 = 16,
     /// Parallel midgame: split points from this depth.
     split_min_depth: i32 = 4,
     /// Initial aspiration half-window (search units).
@@ -302,7 +312,7 @@ mod tests {
         let default = Config::default();
         let listed: Vec<&str> = default.names().iter().map(|(n, _)| *n).collect();
         assert_eq!(listed, Config::NAMES);
-        assert_eq!(listed.len(), 49);
+        assert_eq!(listed.len(), 51);
         for (i, name) in Config::NAMES.iter().enumerate() {
             let old = default.names()[i].1;
             let new = if old == 777 { 778 } else { 777 };

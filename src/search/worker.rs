@@ -49,11 +49,19 @@ impl<'a> Worker<'a> {
         if job.config.end_history_weight > 0 {
             super::history::prepare(job.shared.generation.load(Relaxed));
         }
+        let mut cfg = job.config.clone();
+        if job
+            .pool
+            .as_ref()
+            .is_some_and(|p| p.current_num_threads() <= cfg.split_few_threads as usize)
+        {
+            cfg.split_min_empties = cfg.split_few_min_empties;
+        }
         Worker {
             job,
             rules: job.rules,
             scoring: job.rules.scoring,
-            cfg: job.config.clone(),
+            cfg,
             local: 0,
             total: 0,
             stopped: false,
