@@ -198,6 +198,12 @@ tunables! {
     /// fourth-generation weights (session 21), 17 against 16: -2.9% / -3.9%,
     /// #20-#38 +0.8%; with mobility weight 112 both: -6.0% / -4.9% / -1.2%.
     end_sort_d2_empties: u32 = 17,
+    /// Endgame ordering: the shallow search of a child is exact only down
+    /// to this many search units below the node's alpha (a fail-soft
+    /// bound below; Edax sorts the same way with 8 discs); 0: a full
+    /// window. 256 (8 discs) against 0, 1 thread: nodes FFO #40-#48
+    /// -0.6%, #49-#52 -0.7%, #20-#38 -0.5% (docs/endgame-2.md, session 24).
+    end_sort_window: u32 = 256,
     /// Endgame: one empty below `tt_min_empties`, probe the table before
     /// the table-free search (0: no probe; 1: and store its results that
     /// fail high; 2: and store every result). Measured on FFO #40-#48 at
@@ -312,7 +318,7 @@ mod tests {
         let default = Config::default();
         let listed: Vec<&str> = default.names().iter().map(|(n, _)| *n).collect();
         assert_eq!(listed, Config::NAMES);
-        assert_eq!(listed.len(), 51);
+        assert_eq!(listed.len(), 52);
         for (i, name) in Config::NAMES.iter().enumerate() {
             let old = default.names()[i].1;
             let new = if old == 777 { 778 } else { 777 };

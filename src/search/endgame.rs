@@ -106,23 +106,30 @@ pub(crate) struct EndMoves {
 
 impl Worker<'_> {
     /// Moves of `b` (flips all; `fl`: the flips of each move of `legal`, by
-    /// square) best first: hash move, then (if `sort`) a
+    /// square) best first: hash move, then (if `sort` holds the node's
+    /// alpha) a
     /// key of the opponent's replies (corners twice), potential mobility and
     /// parity, plus the child's value from `end_shallow_min_empties`: its
     /// static value, or a table-free depth-2 search (`sort_value`) from
-    /// `end_sort_d2_empties`, less `end_hash_bonus` for `hint_sq` (a stored
-    /// move not trusted as the hash move); without `sort`, odd quadrants
-    /// first.
+    /// `end_sort_d2_empties` (exact only above `alpha - end_sort_window`),
+    /// less `end_hash_bonus` for `hint_sq` (a stored move not trusted as
+    /// the hash move); without `sort`, odd quadrants first.
     #[inline]
     pub(crate) fn end_moves(
         &mut self,
         b: &Board,
         legal: u64,
         (hash_sq, hint_sq): (u8, u8),
-        sort: bool,
+        sort: Option<i32>,
         tie: i32,
         fl: &[u64; 64],
     ) -> EndMoves {
+        // The child's window: its value is wanted exactly where the node's
+        // is above `alpha - end_sort_window`.
+        let sort_beta = match (sort, self.cfg.end_sort_window) {
+            (Some(alpha), w) if w > 0 => (w as i32 - alpha).min(INF),
+            _ => INF,
+        };
         let n = b.empties();
         let sort_depth = if n >= self.cfg.end_sort_d2_empties {
             2
@@ -154,13 +161,13 @@ impl Worker<'_> {
             let mut guess = -INF;
             let key = if s == hash_sq {
                 -1
-            } else if sort {
+            } else if sort.is_some() {
                 let child = b.play_flips(s as usize, f);
                 let om = child.legal_moves();
                 let mob = (om.count_ones() + (om & CORNERS).count_ones()) as i32;
                 let pot = (around(child.opponent) & child.empty()).count_ones() as i32;
                 let value = if sort_depth > 0 {
-                    self.sort_value(&child, -INF, INF, sort_depth, -tie)
+                    self.sort_value(&child, -INF, sort_beta, sort_depth, -tie)
                 } else if shallow > 0 {
                     self.pvs(&child, -INF, INF, shallow - 1, -tie, 60, &mut scratch)
                 } else {
@@ -343,7 +350,7 @@ impl Worker<'_> {
             rest &= !(1u64 << hash_sq);
         }
         if best <= alpha && rest != 0 {
-            let sort = n >= self.cfg.sort_min_empties;
+            let sort = (n >= self.cfg.sort_min_empties).then_some(alpha);
             let moves = self.end_moves(b, rest, (64, hint_sq), sort, tie, &fl);
             let (v, sq) = if n >= self.cfg.split_min_empties && self.can_split() {
                 self.nws_split(b, alpha, tie, &moves)
@@ -509,7 +516,7 @@ impl Worker<'_> {
             return v;
         }
         let fl = legal_flips(b, legal);
-        let moves = self.end_moves(b, legal, (hash_sq, 64), true, tie, &fl);
+        let moves = self.end_moves(b, legal, (hash_sq, 64), Some(alpha), tie, &fl);
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_sq = moves.sq[0];

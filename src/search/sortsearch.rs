@@ -126,6 +126,9 @@ mod tests {
                             let v = w.sort_value(&b, a, a + 1, depth, 1);
                             assert_eq!(v > a, want > a, "null window at {a}");
                             assert!(if v > a { v <= want } else { v >= want });
+                            // The endgame order's window: exact below `a`.
+                            let v = w.sort_value(&b, -INF, a, depth, 1);
+                            assert!(if v < a { v == want } else { want >= v });
                         }
                         checked += 1;
                     }
