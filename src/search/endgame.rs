@@ -107,13 +107,13 @@ pub(crate) struct EndMoves {
 impl Worker<'_> {
     /// Moves of `b` (flips all; `fl`: the flips of each move of `legal`, by
     /// square) best first: hash move, then (if `sort` holds the node's
-    /// alpha) a
-    /// key of the opponent's replies (corners twice), potential mobility and
-    /// parity, plus the child's value from `end_shallow_min_empties`: its
-    /// static value, or a table-free depth-2 search (`sort_value`) from
-    /// `end_sort_d2_empties` (exact only above `alpha - end_sort_window`),
-    /// less `end_hash_bonus` for `hint_sq` (a stored move not trusted as
-    /// the hash move); without `sort`, odd quadrants first.
+    /// alpha) a key of the opponent's replies (corners twice), potential
+    /// mobility and parity, plus the child's value from
+    /// `end_shallow_min_empties`: its static value, or a table-free depth-2
+    /// search (`sort_value`) from `end_sort_d2_empties` (exact only above
+    /// `alpha - end_sort_window`), less `end_hash_bonus` for `hint_sq` (a
+    /// stored move not trusted as the hash move); without `sort`, odd
+    /// quadrants first.
     #[inline]
     pub(crate) fn end_moves(
         &mut self,
