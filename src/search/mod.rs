@@ -218,6 +218,26 @@ pub struct Job {
     pub pool: Option<Arc<rayon::ThreadPool>>,
 }
 
+#[cfg(test)]
+impl Job {
+    /// A job on the start position under the default rules and
+    /// evaluation, with a 1-MiB table (the tests of the search's parts).
+    pub(crate) fn for_test(config: Config, pool: Option<Arc<rayon::ThreadPool>>) -> Job {
+        let rules = RuleSet::default();
+        Job {
+            position: Position::start(&rules),
+            rules,
+            limits: Limits::default(),
+            config,
+            evaluator: Evaluator::default(),
+            tt: Arc::new(Table::new(1)),
+            shared: Arc::new(SearchShared::default()),
+            start: Instant::now(),
+            pool,
+        }
+    }
+}
+
 /// What the search ([`run_worker`]) sends to the controller.
 #[derive(Debug)]
 pub enum WorkerMsg {

@@ -54,14 +54,10 @@ impl Worker<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tt::Table;
-    use super::super::{Config, Job, Limits, SearchShared};
+    use super::super::{Config, Job};
     use super::*;
-    use crate::eval::Evaluator;
     use crate::position::Position;
     use crate::rules::RuleSet;
-    use std::sync::Arc;
-    use std::time::Instant;
 
     /// Plain negamax without pruning, the slow reference.
     fn negamax(w: &Worker<'_>, b: &Board, depth: i32, tie: i32) -> i32 {
@@ -93,17 +89,7 @@ mod tests {
     #[test]
     fn sort_value_matches_negamax() {
         let rules = RuleSet::default();
-        let job = Job {
-            position: Position::start(&rules),
-            rules,
-            limits: Limits::default(),
-            config: Config::default(),
-            evaluator: Evaluator::default(),
-            tt: Arc::new(Table::new(1)),
-            shared: Arc::new(SearchShared::default()),
-            start: Instant::now(),
-            pool: None,
-        };
+        let job = Job::for_test(Config::default(), None);
         let mut w = Worker::new(&job);
         let mut rng = crate::rng::Rng::new(0x5eed_0f0d_d5a1);
         let mut checked = 0;

@@ -171,21 +171,14 @@ impl<'a> Worker<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tt::Table;
-    use super::super::{Limits, SearchShared};
     use super::*;
-    use crate::eval::Evaluator;
-    use crate::position::Position;
-    use crate::rules::RuleSet;
     use std::sync::Arc;
-    use std::time::Instant;
 
     /// Split points start from `split_few_min_empties` with a pool of at
     /// most `split_few_threads` threads, from `split_min_empties` with a
     /// larger one, and a worker without a pool keeps the setting as given.
     #[test]
     fn split_depth_follows_the_thread_count() {
-        let rules = RuleSet::default();
         let mut config = Config::default();
         config.set("split_min_empties", "13").unwrap();
         config.set("split_few_min_empties", "17").unwrap();
@@ -199,17 +192,7 @@ mod tests {
                         .unwrap(),
                 )
             });
-            let job = Job {
-                position: Position::start(&rules),
-                rules,
-                limits: Limits::default(),
-                config: config.clone(),
-                evaluator: Evaluator::default(),
-                tt: Arc::new(Table::new(1)),
-                shared: Arc::new(SearchShared::default()),
-                start: Instant::now(),
-                pool,
-            };
+            let job = Job::for_test(config.clone(), pool);
             let w = Worker::new(&job);
             assert_eq!(w.cfg.split_min_empties, want, "{threads} threads");
         }
