@@ -204,6 +204,16 @@ tunables! {
     /// window. 256 (8 discs) against 0, 1 thread: nodes FFO #40-#48
     /// -0.6%, #49-#52 -0.7%, #20-#38 -0.5% (docs/endgame-2.md, session 24).
     end_sort_window: u32 = 256,
+    /// Endgame: a child whose value by the parent's order beats the
+    /// parent's alpha by more than this many search units (0: off) is
+    /// taken for an all-node (its value will stay at or below its alpha):
+    /// no enhanced transposition cutoffs there, and its moves ordered by
+    /// their cost alone (no evaluation), since all of them are searched.
+    /// The order's guesses at 12 or more discs above alpha missed about 1
+    /// time in 5 (FFO #40-#48). 384 (12 discs) against off, 1 thread:
+    /// nodes FFO #40-#48 -0.5%, #49-#52 -2.1%, #20-#38 -0.5%
+    /// (docs/endgame-2.md, session 25).
+    end_all_margin: u32 = 384,
     /// Endgame: one empty below `tt_min_empties`, probe the table before
     /// the table-free search (0: no probe; 1: and store its results that
     /// fail high; 2: and store every result). Measured on FFO #40-#48 at
@@ -318,7 +328,7 @@ mod tests {
         let default = Config::default();
         let listed: Vec<&str> = default.names().iter().map(|(n, _)| *n).collect();
         assert_eq!(listed, Config::NAMES);
-        assert_eq!(listed.len(), 52);
+        assert_eq!(listed.len(), 53);
         for (i, name) in Config::NAMES.iter().enumerate() {
             let old = default.names()[i].1;
             let new = if old == 777 { 778 } else { 777 };

@@ -94,6 +94,18 @@ fn legal_flips(b: &Board, legal: u64) -> [u64; 64] {
     fl
 }
 
+/// How [`Worker::end_moves`] orders a node's moves (after the hash move).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Order {
+    /// Odd quadrants first (below `sort_min_empties`).
+    Parity,
+    /// By cost: the opponent's replies, potential mobility, parity and
+    /// history (an expected all-node, where every move is searched).
+    Cost,
+    /// By cost and the child's value; the node's alpha (see `end_moves`).
+    Value(i32),
+}
+
 /// A sorted move list of an endgame node.
 pub(crate) struct EndMoves {
     pub sq: [u8; 64],
@@ -106,13 +118,13 @@ pub(crate) struct EndMoves {
 
 impl Worker<'_> {
     /// Moves of `b` (flips all; `fl`: the flips of each move of `legal`, by
-    /// square) best first: hash move, then (if `sort` holds the node's
-    /// alpha) a key of the opponent's replies (corners twice), potential
-    /// mobility and parity, plus the child's value from
+    /// square) best first: hash move, then (unless `order` is `Parity`) a
+    /// key of the opponent's replies (corners twice), potential mobility
+    /// and parity, plus with `Value(alpha)` the child's value from
     /// `end_shallow_min_empties`: its static value, or a table-free depth-2
     /// search (`sort_value`) from `end_sort_d2_empties` (exact only above
     /// `alpha - end_sort_window`), less `end_hash_bonus` for `hint_sq` (a
-    /// stored move not trusted as the hash move); without `sort`, odd
+    /// stored move not trusted as the hash move); with `Parity`, odd
     /// quadrants first.
     #[inline]
     pub(crate) fn end_moves(
@@ -120,25 +132,29 @@ impl Worker<'_> {
         b: &Board,
         legal: u64,
         (hash_sq, hint_sq): (u8, u8),
-        sort: Option<i32>,
+        order: Order,
         tie: i32,
         fl: &[u64; 64],
     ) -> EndMoves {
         // The child's window: its value is wanted exactly where the node's
         // is above `alpha - end_sort_window`.
-        let sort_beta = match (sort, self.cfg.end_sort_window) {
-            (Some(alpha), w) if w > 0 => (w as i32 - alpha).min(INF),
+        let sort_beta = match (order, self.cfg.end_sort_window) {
+            (Order::Value(alpha), w) if w > 0 => (w as i32 - alpha).min(INF),
             _ => INF,
         };
         let n = b.empties();
-        let sort_depth = if n >= self.cfg.end_sort_d2_empties {
+        let sort_depth = if !matches!(order, Order::Value(_)) {
+            0
+        } else if n >= self.cfg.end_sort_d2_empties {
             2
         } else if n >= self.cfg.end_sort_d1_empties {
             1
         } else {
             0
         };
-        let shallow = if n >= self.cfg.end_shallow_min_empties {
+        let shallow = if !matches!(order, Order::Value(_)) {
+            0
+        } else if n >= self.cfg.end_shallow_min_empties {
             1 + ((n - self.cfg.end_shallow_min_empties) / self.cfg.end_shallow_step.max(1)) as i32
         } else {
             0
@@ -161,7 +177,7 @@ impl Worker<'_> {
             let mut guess = -INF;
             let key = if s == hash_sq {
                 -1
-            } else if sort.is_some() {
+            } else if order != Order::Parity {
                 let child = b.play_flips(s as usize, f);
                 let om = child.legal_moves();
                 let mob = (om.count_ones() + (om & CORNERS).count_ones()) as i32;
@@ -267,6 +283,7 @@ impl Worker<'_> {
     /// Null-window exact search: the value if it is at most `alpha` (an
     /// upper bound) or above it (a lower bound). Returns 0 when stopped.
     pub(crate) fn nws_end(&mut self, b: &Board, alpha: i32, tie: i32) -> i32 {
+        let expect_all = std::mem::take(&mut self.expect_all);
         // Windows beyond the largest value are decided without a search
         // (proving that nothing beats a wipeout would search every move).
         if alpha >= WIPEOUT {
@@ -328,6 +345,7 @@ impl Worker<'_> {
         }
         let fl = legal_flips(b, legal);
         if n >= self.cfg.etc_min_empties
+            && !expect_all
             && let Some(v) = self.etc(b, legal, &fl, alpha, tie)
         {
             return v;
@@ -350,8 +368,14 @@ impl Worker<'_> {
             rest &= !(1u64 << hash_sq);
         }
         if best <= alpha && rest != 0 {
-            let sort = (n >= self.cfg.sort_min_empties).then_some(alpha);
-            let moves = self.end_moves(b, rest, (64, hint_sq), sort, tie, &fl);
+            let order = if n < self.cfg.sort_min_empties {
+                Order::Parity
+            } else if expect_all {
+                Order::Cost
+            } else {
+                Order::Value(alpha)
+            };
+            let moves = self.end_moves(b, rest, (64, hint_sq), order, tie, &fl);
             let (v, sq) = if n >= self.cfg.split_min_empties && self.can_split() {
                 self.nws_split(b, alpha, tie, &moves)
             } else {
@@ -401,6 +425,14 @@ impl Worker<'_> {
         }
     }
 
+    /// Whether a move whose order value is `guess` probably beats `alpha`
+    /// by so much that its child is an all-node (`end_all_margin`).
+    #[inline]
+    pub(crate) fn expects_cut(&self, guess: i32, alpha: i32) -> bool {
+        let m = self.cfg.end_all_margin as i32;
+        m > 0 && guess > -INF && guess > alpha.saturating_add(m)
+    }
+
     /// Searches `moves` of `b` in order at null window `alpha` until one
     /// cuts. Returns the best value and its square (0 when stopped).
     fn nws_moves(&mut self, b: &Board, alpha: i32, tie: i32, moves: &EndMoves) -> (i32, u8) {
@@ -409,6 +441,7 @@ impl Worker<'_> {
         let n = b.empties();
         for i in 0..moves.len {
             let child = b.play_flips(moves.sq[i] as usize, moves.flips[i]);
+            self.expect_all = self.expects_cut(moves.guess[i], alpha);
             let v = -self.nws_end(&child, -alpha - 1, -tie);
             if self.stopped {
                 return (0, best_sq);
@@ -516,7 +549,7 @@ impl Worker<'_> {
             return v;
         }
         let fl = legal_flips(b, legal);
-        let moves = self.end_moves(b, legal, (hash_sq, 64), Some(alpha), tie, &fl);
+        let moves = self.end_moves(b, legal, (hash_sq, 64), Order::Value(alpha), tie, &fl);
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_sq = moves.sq[0];
@@ -554,6 +587,7 @@ impl Worker<'_> {
             if i == 0 {
                 v = -self.pvs_end(&child, -beta, -alpha, -tie, &mut cpv);
             } else {
+                self.expect_all = self.expects_cut(moves.guess[i], alpha);
                 v = -self.nws_end(&child, -alpha - 1, -tie);
                 if v > alpha && v < beta && !self.stopped {
                     v = -self.pvs_end(&child, -beta, -alpha, -tie, &mut cpv);
@@ -587,5 +621,87 @@ impl Worker<'_> {
         };
         self.end_store(key, best_sq, best, n, bound);
         best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Config, Job};
+    use super::*;
+    use crate::position::Position;
+    use crate::rules::RuleSet;
+
+    /// A position of a random game with `empties` empty squares (or the
+    /// game's end, if it ends first).
+    fn random_position(rng: &mut crate::rng::Rng, empties: u32) -> Board {
+        let mut b = Position::start(&RuleSet::default()).board;
+        while b.empties() > empties {
+            let legal = b.legal_moves();
+            if legal == 0 {
+                if b.pass().legal_moves() == 0 {
+                    break;
+                }
+                b = b.pass();
+                continue;
+            }
+            let mut l = legal;
+            for _ in 0..rng.next_u64() % u64::from(legal.count_ones()) {
+                l &= l - 1;
+            }
+            let s = l.trailing_zeros() as usize;
+            b = b.play_flips(s, flips(b.player, b.opponent, s));
+        }
+        b
+    }
+
+    /// An expected all-node (`end_all_margin`) lists every move once in
+    /// its cost order and computes no values for it; searched as one, a
+    /// node decides each null window as it does otherwise: the flag changes
+    /// the work, never the result. Positions of random games, 12-15
+    /// empties, each with its own fresh table.
+    #[test]
+    fn expected_all_nodes_change_work_not_values() {
+        let mut rng = crate::rng::Rng::new(0xa11_0de5);
+        let mut differed = 0;
+        for i in 0..24 {
+            let b = random_position(&mut rng, 12 + i % 4);
+            let legal = b.legal_moves();
+            if legal == 0 || b.empties() < 12 {
+                continue;
+            }
+            let job = Job::for_test(Config::default(), None);
+            let mut w = Worker::new(&job);
+            let fl = legal_flips(&b, legal);
+            let cost = w.end_moves(&b, legal, (64, 64), Order::Cost, 1, &fl);
+            let valued = w.end_moves(&b, legal, (64, 64), Order::Value(0), 1, &fl);
+            let listed = |m: &EndMoves| m.sq[..m.len].iter().fold(0u64, |a, &s| a | 1 << s);
+            assert_eq!(
+                (cost.len, listed(&cost)),
+                (legal.count_ones() as usize, legal)
+            );
+            assert_eq!(listed(&valued), legal);
+            assert!(cost.guess[..cost.len].iter().all(|&g| g == -INF));
+            assert!(valued.guess[..valued.len].iter().all(|&g| g > -INF));
+
+            let mut pv = Vec::new();
+            let exact = w.pvs_end(&b, -INF, INF, 1, &mut pv);
+            for alpha in [exact - DISC, exact, exact + DISC] {
+                let mut nodes = [0u64; 2];
+                let mut decided = [false; 2];
+                for (k, all) in [false, true].into_iter().enumerate() {
+                    let job = Job::for_test(Config::default(), None);
+                    let mut w = Worker::new(&job);
+                    w.expect_all = all;
+                    let v = w.nws_end(&b, alpha, 1);
+                    assert!(!w.expect_all, "the search takes the flag");
+                    assert!(if v > alpha { v <= exact } else { v >= exact });
+                    decided[k] = v > alpha;
+                    nodes[k] = w.total + w.local;
+                }
+                assert_eq!(decided, [exact > alpha; 2], "alpha {alpha}, exact {exact}");
+                differed += usize::from(nodes[0] != nodes[1]);
+            }
+        }
+        assert!(differed > 0, "the flag never changed the search");
     }
 }

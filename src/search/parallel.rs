@@ -77,6 +77,7 @@ impl<'a> Worker<'a> {
         let mut best = (-INF, moves.sq[0]);
         for i in 0..serial {
             let child = b.play_flips(moves.sq[i] as usize, moves.flips[i]);
+            self.expect_all = self.expects_cut(moves.guess[i], alpha);
             let v = -self.nws_end(&child, -alpha - 1, -tie);
             if self.stopped {
                 return (0, moves.sq[0]);
@@ -91,14 +92,16 @@ impl<'a> Worker<'a> {
         if serial == moves.len {
             return best;
         }
-        let rest: Vec<(Board, u8)> = (serial..moves.len)
+        let rest: Vec<((Board, bool), u8)> = (serial..moves.len)
             .map(|i| {
                 let child = b.play_flips(moves.sq[i] as usize, moves.flips[i]);
-                (child, moves.sq[i])
+                let all = self.expects_cut(moves.guess[i], alpha);
+                ((child, all), moves.sq[i])
             })
             .collect();
-        self.split_rest(&rest, best, alpha, |w, child| {
-            -w.nws_end(child, -alpha - 1, -tie)
+        self.split_rest(&rest, best, alpha, |w, &(child, all)| {
+            w.expect_all = all;
+            -w.nws_end(&child, -alpha - 1, -tie)
         })
     }
 

@@ -41,6 +41,9 @@ pub(crate) struct Worker<'a> {
     pub sel_level: u32,
     /// ProbCut width of the selective pass, in hundredths of a sigma.
     pub sel_t: u32,
+    /// Set by a parent just before `nws_end` on a child its order expects
+    /// to be an all-node (see `end_all_margin`); taken by that call.
+    pub expect_all: bool,
     bufs: Vec<Vec<Child>>,
 }
 
@@ -65,6 +68,7 @@ impl<'a> Worker<'a> {
             local: 0,
             total: 0,
             stopped: false,
+            expect_all: false,
             cuts: Vec::new(),
             sel_level: 0,
             sel_t: 0,
