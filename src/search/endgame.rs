@@ -636,20 +636,10 @@ mod tests {
     fn random_position(rng: &mut crate::rng::Rng, empties: u32) -> Board {
         let mut b = Position::start(&RuleSet::default()).board;
         while b.empties() > empties {
-            let legal = b.legal_moves();
-            if legal == 0 {
-                if b.pass().legal_moves() == 0 {
-                    break;
-                }
-                b = b.pass();
-                continue;
+            match super::super::random_step(rng, &b) {
+                Some(next) => b = next,
+                None => break,
             }
-            let mut l = legal;
-            for _ in 0..rng.next_u64() % u64::from(legal.count_ones()) {
-                l &= l - 1;
-            }
-            let s = l.trailing_zeros() as usize;
-            b = b.play_flips(s, flips(b.player, b.opponent, s));
         }
         b
     }

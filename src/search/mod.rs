@@ -218,6 +218,24 @@ pub struct Job {
     pub pool: Option<Arc<rayon::ThreadPool>>,
 }
 
+/// A random game's next position (the tests of the search's parts): a
+/// pass when the side to move has none, else a random legal move; `None`
+/// once neither side can move.
+#[cfg(test)]
+pub(crate) fn random_step(rng: &mut crate::rng::Rng, b: &Board) -> Option<Board> {
+    let legal = b.legal_moves();
+    if legal == 0 {
+        let passed = b.pass();
+        return (passed.legal_moves() != 0).then_some(passed);
+    }
+    let mut l = legal;
+    for _ in 0..rng.next_u64() % u64::from(legal.count_ones()) {
+        l &= l - 1;
+    }
+    let s = l.trailing_zeros() as usize;
+    Some(b.play_flips(s, crate::board::flips(b.player, b.opponent, s)))
+}
+
 #[cfg(test)]
 impl Job {
     /// A job on the start position under the default rules and

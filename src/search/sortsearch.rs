@@ -96,15 +96,7 @@ mod tests {
         for _ in 0..40 {
             let mut b = Position::start(&rules).board;
             for ply in 0..60 {
-                let legal = b.legal_moves();
-                if legal == 0 {
-                    if b.pass().legal_moves() == 0 {
-                        break;
-                    }
-                    b = b.pass();
-                    continue;
-                }
-                if ply % 7 == 3 {
+                if ply % 7 == 3 && b.legal_moves() != 0 {
                     for depth in 0..3 {
                         let want = negamax(&w, &b, depth, 1);
                         assert_eq!(w.sort_value(&b, -INF, INF, depth, 1), want);
@@ -119,13 +111,10 @@ mod tests {
                         checked += 1;
                     }
                 }
-                let k = (rng.next_u64() % u64::from(legal.count_ones())) as u32;
-                let mut l = legal;
-                for _ in 0..k {
-                    l &= l - 1;
+                match super::super::random_step(&mut rng, &b) {
+                    Some(next) => b = next,
+                    None => break,
                 }
-                let s = l.trailing_zeros() as usize;
-                b = b.play_flips(s, flips(b.player, b.opponent, s));
             }
         }
         assert!(checked > 300, "{checked}");
