@@ -143,7 +143,8 @@ impl Worker<'_> {
             _ => INF,
         };
         let n = b.empties();
-        let sort_depth = if !matches!(order, Order::Value(_)) {
+        let valued = matches!(order, Order::Value(_));
+        let sort_depth = if !valued {
             0
         } else if n >= self.cfg.end_sort_d2_empties {
             2
@@ -152,7 +153,7 @@ impl Worker<'_> {
         } else {
             0
         };
-        let shallow = if !matches!(order, Order::Value(_)) {
+        let shallow = if !valued {
             0
         } else if n >= self.cfg.end_shallow_min_empties {
             1 + ((n - self.cfg.end_shallow_min_empties) / self.cfg.end_shallow_step.max(1)) as i32
