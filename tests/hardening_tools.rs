@@ -314,6 +314,28 @@ fn hardening_numeric_arguments_out_of_range_are_usage_errors() {
         out.is_empty() && err.contains("--same-parity needs --stages 64"),
         "{err}"
     );
+    // `--init` weights must exist and match the run's features and stages
+    // (the committed weights are of 16 stages); refused before any data is read.
+    let committed = concat!(env!("CARGO_MANIFEST_DIR"), "/weights/annex.eval");
+    for (extra, says) in [
+        (&["--init", "/nonexistent.eval"][..], "--init"),
+        (
+            &["--init", committed, "--stages", "32"][..],
+            "not PatternsMobility of 32",
+        ),
+        (
+            &["--init", committed, "--features", "patterns"][..],
+            "not Patterns of 16",
+        ),
+    ] {
+        let args = [&["train", "--data", nodata[1]][..], extra].concat();
+        let (st, out, err) = run(&args, b"");
+        assert_eq!(st.code(), Some(2), "{args:?}: {out}{err}");
+        assert!(
+            out.is_empty() && err.contains(says) && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
+    }
     // `--only` indexes start at 1, and a range may not run backwards.
     for only in ["0", "3-1"] {
         let (st, out, err) = run(&["solve", &obf, "--only", only], b"");

@@ -2,8 +2,8 @@
 
 use crate::board::Board;
 use crate::cli::{ToolError, ToolResult, args};
-use crate::eval::Evaluator;
 use crate::eval::pattern::FeatureSet;
+use crate::eval::{Evaluator, Weights};
 use crate::train::data::{Game, read_wthor};
 use crate::train::exclude::Exclusion;
 use crate::train::fit::FitConfig;
@@ -14,7 +14,7 @@ use crate::train::measure::{
 use crate::train::testsets;
 use crate::train::{TrainConfig, train};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Arguments of `annex train`.
@@ -97,6 +97,11 @@ pub struct TrainArgs {
     /// parity of empties (odd and even positions get separate weights).
     #[arg(long)]
     same_parity: bool,
+    /// Start from these weights (the same features and stages) and
+    /// regularise towards them instead of towards zero: a fine-tune that
+    /// keeps what their own training data taught where the new data is thin.
+    #[arg(long, value_name = "FILE")]
+    init: Option<PathBuf>,
     /// Worker threads, 1-256 (stages are fitted in parallel).
     #[arg(long, default_value_t = 2, value_parser = args::threads())]
     threads: usize,
@@ -139,6 +144,20 @@ pub fn source_weights(specs: &[String]) -> Result<[f32; crate::train::fit::N_SOU
     Ok(w)
 }
 
+/// The weights of `--init`, which must have the run's features and stages.
+fn init_weights(path: &Path, set: FeatureSet, stages: usize) -> Result<Weights, String> {
+    let w = Weights::load(path).map_err(|e| format!("--init: {e}"))?;
+    if w.set != set || w.stages != stages {
+        return Err(format!(
+            "--init: {} holds {:?} weights of {} stages, not {set:?} of {stages} (--features, --stages)",
+            path.display(),
+            w.set,
+            w.stages
+        ));
+    }
+    Ok(w)
+}
+
 /// Runs `annex train`.
 ///
 /// # Errors
@@ -160,6 +179,11 @@ pub fn run(a: &TrainArgs) -> ToolResult {
     if a.same_parity && a.stages != 64 {
         return Err("--same-parity needs --stages 64 (one stage an empty)".into());
     }
+    let prior = a
+        .init
+        .as_deref()
+        .map(|p| init_weights(p, set, a.stages))
+        .transpose()?;
     let mut cfg = TrainConfig {
         data_dir: a.data.clone(),
         wthor: false,
@@ -185,6 +209,7 @@ pub fn run(a: &TrainArgs) -> ToolResult {
             stages: a.stages,
             margin: a.margin,
             same_parity: a.same_parity,
+            prior: prior.map(std::sync::Arc::new),
             ..FitConfig::default()
         },
     };

@@ -1,4 +1,5 @@
-//! Fitting the weights: regularised least squares per stage, solved by
+//! Fitting the weights: regularised least squares per stage (towards zero,
+//! or towards given weights for a fine-tune), solved by
 //! full-batch gradient descent preconditioned by feature counts (each
 //! weight's step is divided by how often its feature occurs, as in Buro's
 //! Logistello training), with momentum.
@@ -71,6 +72,10 @@ pub struct FitConfig {
     /// Weight of each source's samples in the loss, by source number (a
     /// sample of weight 2 counts as two samples; 0 drops the source).
     pub source_weights: [f32; N_SOURCES],
+    /// Weights to start from and regularise towards (the same features
+    /// and stage count), instead of zero: a fine-tune that keeps what their
+    /// own training data taught where the new data is thin (`--init`).
+    pub prior: Option<std::sync::Arc<Weights>>,
     /// Print progress on stderr.
     pub progress: bool,
 }
@@ -87,6 +92,7 @@ impl Default for FitConfig {
             same_parity: false,
             stages: N_STAGES,
             source_weights: [1.0; N_SOURCES],
+            prior: None,
             progress: true,
         }
     }
@@ -192,7 +198,14 @@ fn fit_stage(by_empties: &[Vec<Sample>], stage: usize, cfg: &FitConfig) -> (Vec<
             weights.push(wt);
         }
     }
-    let mut w = vec![0f32; c.size];
+    let w0: Vec<f32> = match &cfg.prior {
+        Some(p) => p.data[stage * c.size..(stage + 1) * c.size]
+            .iter()
+            .map(|&x| f32::from(x) / SCALE as f32)
+            .collect(),
+        None => vec![0f32; c.size],
+    };
+    let mut w = w0.clone();
     let mut vel = vec![0f32; c.size];
     let mut grad = vec![0f32; c.size];
     let inv: Vec<f32> = counts.iter().map(|&k| 1.0 / (k + cfg.lambda)).collect();
@@ -220,7 +233,7 @@ fn fit_stage(by_empties: &[Vec<Sample>], stage: usize, cfg: &FitConfig) -> (Vec<
             break;
         }
         for i in 0..c.size {
-            let g = (grad[i] + cfg.lambda * w[i]) * inv[i];
+            let g = (grad[i] + cfg.lambda * (w[i] - w0[i])) * inv[i];
             vel[i] = cfg.momentum * vel[i] - cfg.rate * g;
             w[i] += vel[i];
         }
@@ -237,4 +250,73 @@ fn fit_stage(by_empties: &[Vec<Sample>], stage: usize, cfg: &FitConfig) -> (Vec<
         mse,
     };
     (w, rep)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Board;
+    use std::sync::Arc;
+
+    /// Weights with varied, non-zero values everywhere.
+    fn varied(set: FeatureSet) -> Weights {
+        let mut w = Weights::zeros_staged(set, N_STAGES);
+        for (i, x) in w.data.iter_mut().enumerate() {
+            *x = ((i * 7919) % 201) as i16 - 100;
+        }
+        w
+    }
+
+    /// The stage-`stage` value of `w` for a position, in discs.
+    fn value(w: &Weights, stage: usize, player: u64, opponent: u64) -> f32 {
+        let c = canon(w.set);
+        let mut raw = [0u32; MAX_FEATURES];
+        raw_features(player, opponent, w.set, &mut raw);
+        raw[..w.set.n_features()]
+            .iter()
+            .map(|&r| f32::from(w.data[stage * c.size + c.map[r as usize] as usize]))
+            .sum::<f32>()
+            / SCALE as f32
+    }
+
+    #[test]
+    fn a_prior_is_kept_without_data_and_pulled_towards_the_labels_with_it() {
+        let set = FeatureSet::PatternsMobility;
+        let prior = Arc::new(varied(set));
+        let cfg = FitConfig {
+            epochs: 200,
+            prior: Some(prior.clone()),
+            progress: false,
+            ..FitConfig::default()
+        };
+        let mut by_empties = vec![Vec::new(); 65];
+        assert_eq!(fit(&by_empties, &cfg).0, *prior);
+        let none = FitConfig {
+            prior: None,
+            ..cfg.clone()
+        };
+        assert!(fit(&by_empties, &none).0.data.iter().all(|&x| x == 0));
+
+        // The start position (60 empties, the last stage) labelled +10.
+        let b = Board::start();
+        let s = Sample {
+            player: b.player,
+            opponent: b.opponent,
+            label: 10,
+            source: SOURCE_WTHOR,
+        };
+        by_empties[60] = vec![s; 50];
+        let (w, _) = fit(&by_empties, &cfg);
+        let last = N_STAGES - 1;
+        let before = value(&prior, last, b.player, b.opponent);
+        let after = value(&w, last, b.player, b.opponent);
+        assert!((after - 10.0).abs() < 1.0, "{before} -> {after}");
+        assert!(
+            (before - 10.0).abs() > 2.0,
+            "the prior already fits: {before}"
+        );
+        // Stages without data keep the prior's weights.
+        let size = canon(set).size;
+        assert_eq!(w.data[..size], prior.data[..size]);
+    }
 }
