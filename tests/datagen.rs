@@ -3,20 +3,14 @@
 //! every record and of each game's sequence, the solved labels against a
 //! plain negamax written here, and the errors of bad arguments.
 
-use crate::util::data_dir;
+use crate::util::{Scratch, data_dir};
 use annex::datagen::format::{NO_SCORE, Record, read_file};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 /// Settings small enough for the default suite: depth 2, solved from 8
 /// empties (the negamax below checks those).
 const FAST: [&str; 6] = ["--depth", "2", "--solve-empties", "8", "--progress", "0"];
-
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("annex-datagen-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
 
 /// `annex datagen args` (with the shared data folder, except for `merge`).
 fn annex(args: &[&str]) -> Output {
@@ -159,22 +153,26 @@ fn check_records(recs: &[Record], solve_empties: u32) -> Vec<u32> {
 
 #[test]
 fn datagen_is_deterministic_legal_and_exactly_labelled() {
-    let a = datagen(&tmp("a.adg"), &["--games", "6", "--seed", "7"]);
+    let dir = Scratch::new("datagen-determinism");
+    let a = datagen(&dir.join("a.adg"), &["--games", "6", "--seed", "7"]);
     let b = datagen(
-        &tmp("b.adg"),
+        &dir.join("b.adg"),
         &["--games", "6", "--seed", "7", "--threads", "2"],
     );
-    let c = datagen(&tmp("c.adg"), &["--games", "6", "--seed", "8"]);
+    let c = datagen(&dir.join("c.adg"), &["--games", "6", "--seed", "8"]);
     // A node budget is deterministic too (one search thread per game).
     let nodes = ["--games", "4", "--nodes", "3000"];
-    let d = datagen(&tmp("d.adg"), &nodes);
-    let e = datagen(&tmp("e.adg"), &[&nodes[..], &["--threads", "3"]].concat());
+    let d = datagen(&dir.join("d.adg"), &nodes);
+    let e = datagen(
+        &dir.join("e.adg"),
+        &[&nodes[..], &["--threads", "3"]].concat(),
+    );
     assert_eq!(d, e, "a node budget: the same bytes");
-    check_records(&read_file(&tmp("d.adg")).unwrap(), 8);
+    check_records(&read_file(&dir.join("d.adg")).unwrap(), 8);
     // With the opening kept, each game starts at the start position and
     // its first ten positions are unsearched.
-    datagen(&tmp("k.adg"), &["--games", "3", "--keep-opening"]);
-    let kept = read_file(&tmp("k.adg")).unwrap();
+    datagen(&dir.join("k.adg"), &["--games", "3", "--keep-opening"]);
+    let kept = read_file(&dir.join("k.adg")).unwrap();
     assert_eq!(check_records(&kept, 8), [0, 1, 2]);
     let starts: Vec<&Record> = kept.iter().filter(|r| r.empties() == 60).collect();
     assert_eq!(starts.len(), 3);
@@ -185,7 +183,7 @@ fn datagen_is_deterministic_legal_and_exactly_labelled() {
     );
     assert_eq!(a, b, "same seed, other thread count: the same bytes");
     assert_ne!(a, c, "another seed: other games");
-    let recs = read_file(&tmp("a.adg")).unwrap();
+    let recs = read_file(&dir.join("a.adg")).unwrap();
     assert_eq!(check_records(&recs, 8), (0..6).collect::<Vec<_>>());
     // XOT (8 plies) and 2 random moves: the engine starts at 50 empties.
     assert!(recs.iter().all(|r| r.empties() <= 50));
@@ -199,17 +197,18 @@ fn datagen_is_deterministic_legal_and_exactly_labelled() {
 
 #[test]
 fn datagen_merged_shards_equal_one_run() {
+    let dir = Scratch::new("datagen-merge");
     let args = ["--games", "5", "--seed", "3", "--openings", "random"];
-    let whole = datagen(&tmp("whole.adg"), &args);
+    let whole = datagen(&dir.join("whole.adg"), &args);
     let mut shards = Vec::new();
     for i in 0..3 {
-        let p = tmp(&format!("shard{i}.adg"));
+        let p = dir.join(format!("shard{i}.adg"));
         let s = format!("{i}/3");
         datagen(&p, &[&args[..], &["--shard", &s]].concat());
         shards.push(p.to_str().unwrap().to_string());
     }
     // Out of order on the command line: merge puts them in game order.
-    let merged = tmp("merged.adg");
+    let merged = dir.join("merged.adg");
     let mut m = vec!["merge", "--out", merged.to_str().unwrap()];
     m.extend(shards.iter().rev().map(String::as_str));
     let o = annex(&m);
@@ -232,9 +231,10 @@ fn datagen_merged_shards_equal_one_run() {
 
 #[test]
 fn datagen_bad_arguments_are_one_error_line() {
-    let out = tmp("bad.adg");
+    let dir = Scratch::new("datagen-bad-args");
+    let out = dir.join("bad.adg");
     let out = out.to_str().unwrap();
-    let not_data = tmp("not-data.adg");
+    let not_data = dir.join("not-data.adg");
     std::fs::write(&not_data, b"hello, world; not a data file").unwrap();
     let usage: [&[&str]; 5] = [
         &["--games", "3", "--out", out, "--shard", "3/2"],
@@ -282,7 +282,8 @@ fn datagen_bad_arguments_are_one_error_line() {
 
 #[test]
 fn datagen_killed_mid_run_leaves_whole_games() {
-    let out = tmp("killed.adg");
+    let dir = Scratch::new("datagen-killed");
+    let out = dir.join("killed.adg");
     let mut all = vec!["--out", out.to_str().unwrap(), "--games", "100000"];
     all.extend_from_slice(&FAST);
     let mut child = Command::new(env!("CARGO_BIN_EXE_annex"))

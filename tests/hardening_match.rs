@@ -23,7 +23,8 @@ fn run_in(out: &Path, a_flags: &str, extra: &[&str]) -> std::process::Output {
 
 #[test]
 fn hardening_match_resume_with_other_limits_is_refused() {
-    let out = scratch("h-limits").join("out");
+    let out_dir = scratch("h-limits");
+    let out = out_dir.join("out");
     let o = run_in(&out, "", &["--games", "2", "--movetime", "60"]);
     assert!(o.status.success());
     let before = std::fs::read_to_string(out.join("games.txt")).unwrap();
@@ -50,7 +51,8 @@ fn hardening_match_resume_with_other_limits_is_refused() {
 
 #[test]
 fn hardening_match_refused_resume_names_the_seed() {
-    let out = scratch("h-seed").join("out");
+    let out_dir = scratch("h-seed");
+    let out = out_dir.join("out");
     let xot = xot().display().to_string();
     let args = |seed: &'static str| {
         vec![
@@ -75,7 +77,8 @@ fn hardening_match_refused_resume_names_the_seed() {
         "{e}"
     );
     // Another openings file is named as such.
-    let other = scratch("h-seed-openings").join("o.txt");
+    let other_dir = scratch("h-seed-openings");
+    let other = other_dir.join("o.txt");
     std::fs::write(&other, "f5d6c3d3c4\nf5f6e6f4\n").unwrap();
     let other_s = other.display().to_string();
     let o = run_in(
@@ -100,7 +103,8 @@ fn hardening_match_refused_resume_names_the_seed() {
 
 #[test]
 fn hardening_match_truncated_games_txt_is_repaired_once() {
-    let out = scratch("h-trunc").join("out");
+    let out_dir = scratch("h-trunc");
+    let out = out_dir.join("out");
     let limits = ["--games", "4", "--depth", "1"];
     assert!(run_in(&out, "", &limits).status.success());
     // Killed while writing the last line: cut it inside its moves, where
@@ -138,7 +142,8 @@ fn hardening_match_truncated_games_txt_is_repaired_once() {
 /// holds `detail`.
 fn protocol_errors(mode: &str, detail: &str) {
     for proto in ["uci", "nboard", "gtp"] {
-        let out = scratch(&format!("h-{mode}-{proto}")).join("out");
+        let out_dir = scratch(&format!("h-{mode}-{proto}"));
+        let out = out_dir.join("out");
         let a = format!(
             "a={proto}:{} --only {proto} --mode {mode} --at-ply 6",
             fake()
@@ -174,7 +179,8 @@ fn hardening_match_two_answers_are_a_protocol_error() {
 
 #[test]
 fn hardening_match_clean_sweep_has_no_inf_or_nan() {
-    let out = scratch("h-sweep").join("out");
+    let out_dir = scratch("h-sweep");
+    let out = out_dir.join("out");
     let (a, b) = (format!("a={}", fake()), format!("b={}", fake()));
     let c = format!("c={} --mode illegal --at-ply 4", fake());
     let out_s = out.display().to_string();

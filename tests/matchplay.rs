@@ -2,6 +2,7 @@
 //! `tests/fake_engine.py` (an independent Python move generator that can
 //! misbehave on request). Every saved game is replayed with our rules code.
 
+use crate::util::Scratch;
 use annex::position::Position;
 use annex::record::game_record::{GameRecord, Outcome, Termination};
 use annex::rules::{RuleSet, Scoring, Tie};
@@ -18,12 +19,9 @@ pub(crate) fn xot() -> PathBuf {
     crate::util::data_file("openings/xot/openingssmall.txt")
 }
 
-/// A fresh scratch folder for one test.
-pub(crate) fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("annex-match-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh scratch folder for one test, removed when dropped.
+pub(crate) fn scratch(name: &str) -> Scratch {
+    Scratch::new(&format!("match-{name}"))
 }
 
 pub(crate) fn annex_match<S: AsRef<OsStr>>(args: &[S]) -> Output {

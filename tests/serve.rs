@@ -714,7 +714,15 @@ impl Drop for Browser {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.profile);
+        // Chromium's helper processes outlive it for a moment and may still
+        // write into the profile: retry until it stays gone.
+        for _ in 0..20 {
+            let _ = std::fs::remove_dir_all(&self.profile);
+            if !self.profile.exists() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
 }
 

@@ -39,6 +39,33 @@ pub fn data_file(rel: &str) -> PathBuf {
     p
 }
 
+/// A fresh folder under the system's temporary folder for one test,
+/// removed with everything in it when dropped (also when the test fails).
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    /// `annex-{name}-{pid}`, emptied first if a killed run left it.
+    pub fn new(name: &str) -> Scratch {
+        let d = std::env::temp_dir().join(format!("annex-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Scratch(d)
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// Reads a small fixture of the repository's `tests/data`.
 pub fn fixture(rel: &str) -> String {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
