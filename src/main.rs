@@ -50,7 +50,7 @@ enum Command {
     /// Train the pattern evaluation from game records.
     Train(train_tool::TrainArgs),
     /// Measure an evaluation: accuracy, speed, self-play strength.
-    EvalMeasure(train_tool::MeasureArgs),
+    EvalMeasure(annex::train::measure_cli::MeasureArgs),
     /// Play engine-versus-engine games (UCI-style, NBoard or GTP engines).
     Match(annex::matchplay::cli::MatchArgs),
     /// Analyse positions for scripts: one JSON object per line.
@@ -123,7 +123,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Datagen(a)) => annex::datagen::cli::run_cli(&a),
         Some(Command::Train(a)) => train_tool::run(&a),
-        Some(Command::EvalMeasure(a)) => train_tool::measure(&a),
+        Some(Command::EvalMeasure(a)) => annex::train::measure_cli::measure(&a),
         Some(Command::Match(a)) => annex::matchplay::cli::run(&a),
         Some(Command::Analyze(a)) => annex::analyze::cli::run(&a),
         Some(Command::Serve(a)) => annex::serve::run(&a),

@@ -28,6 +28,7 @@ pub mod measure;
 pub mod relabel;
 pub mod testsets;
 pub mod cli;
+pub mod measure_cli;
 
 use crate::board::Board;
 use crate::engine::Engine;
