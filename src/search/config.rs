@@ -117,8 +117,10 @@ tunables! {
     /// empties above `end_shallow_min_empties` (64: the static value only).
     end_shallow_step: u32 = 64,
     /// Endgame: enhanced transposition cutoffs (children probed in the
-    /// table before any is searched) from this many empties.
-    etc_min_empties: u32 = 10,
+    /// table before any is searched) from this many empties (9: 1.4-1.7%
+    /// fewer nodes than 10 on FFO #20-#52 at about 1% more time per
+    /// node, `docs/endgame-2.md`, session 28).
+    etc_min_empties: u32 = 9,
     /// Exact solves from this many empties start with selective passes.
     sel_min_empties: u32 = 18,
     /// ProbCut widths of the selective passes, in hundredths of a sigma
