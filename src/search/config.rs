@@ -101,6 +101,12 @@ tunables! {
     /// weights and `end_sort_d2_empties` 17, 112 against 128 (1 thread):
     /// FFO #40-#48 -3.2% nodes, #49-#52 -1.0%, #20-#38 -2.0%.
     end_mobility_weight: i32 = 112,
+    /// Endgame ordering: the weight of the opponent's mobility instead of
+    /// `end_mobility_weight` where the child's value is a depth-2 search
+    /// (from `end_sort_d2_empties`), whose value already sees the replies.
+    /// 80 against 112 (1 thread, nodes): FFO #40-#48 -6.5%, #49-#52 -1.2%,
+    /// #20-#38 -1.7% (`docs/endgame-2.md`, session 29).
+    end_d2_mobility_weight: i32 = 80,
     /// Endgame ordering: weight of the opponent's potential mobility.
     end_potential_weight: i32 = 16,
     /// Endgame ordering: bonus of a move into an odd quadrant.
@@ -330,7 +336,7 @@ mod tests {
         let default = Config::default();
         let listed: Vec<&str> = default.names().iter().map(|(n, _)| *n).collect();
         assert_eq!(listed, Config::NAMES);
-        assert_eq!(listed.len(), 53);
+        assert_eq!(listed.len(), 54);
         for (i, name) in Config::NAMES.iter().enumerate() {
             let old = default.names()[i].1;
             let new = if old == 777 { 778 } else { 777 };

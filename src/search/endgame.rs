@@ -123,7 +123,8 @@ impl Worker<'_> {
     /// and parity, plus with `Value(alpha)` the child's value from
     /// `end_shallow_min_empties`: its static value, or a table-free depth-2
     /// search (`sort_value`) from `end_sort_d2_empties` (exact only above
-    /// `alpha - end_sort_window`), less `end_hash_bonus` for `hint_sq` (a
+    /// `alpha - end_sort_window`; the replies then weigh
+    /// `end_d2_mobility_weight`), less `end_hash_bonus` for `hint_sq` (a
     /// stored move not trusted as the hash move); with `Parity`, odd
     /// quadrants first.
     #[inline]
@@ -160,6 +161,11 @@ impl Worker<'_> {
         } else {
             0
         };
+        let mobility_weight = if sort_depth == 2 {
+            self.cfg.end_d2_mobility_weight
+        } else {
+            self.cfg.end_mobility_weight
+        };
         let mut scratch = Vec::new();
         let odd = odd_squares(b.empty());
         let mut m = EndMoves {
@@ -193,7 +199,7 @@ impl Worker<'_> {
                 if value > -INF {
                     guess = -value;
                 }
-                mob * self.cfg.end_mobility_weight
+                mob * mobility_weight
                     + pot * self.cfg.end_potential_weight
                     + if odd & bit != 0 {
                         0
