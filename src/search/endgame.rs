@@ -11,6 +11,9 @@
 //!   stable discs bound the final score from above).
 //! - From `tt_min_empties`: the shared table; solved entries are used at
 //!   any depth, midgame entries only for their move.
+//! - From `etc_min_empties`: enhanced transposition cutoffs (a child's
+//!   stored bound cuts the node), and moves whose children are stored as
+//!   failing low are not searched again.
 //! - From `split_min_empties` with several threads: split points (see
 //!   `parallel`).
 //!
@@ -258,11 +261,22 @@ impl Worker<'_> {
     }
 
     /// Enhanced transposition cutoff: a child whose stored upper bound
-    /// proves a value above `alpha` for this node.
-    fn etc(&self, b: &Board, legal: u64, fl: &[u64; 64], alpha: i32, tie: i32) -> Option<i32> {
+    /// proves a value above `alpha` for this node (`Err`); otherwise the
+    /// moves whose children's stored lower bounds already prove that they
+    /// fail low, and the best value they prove (`-INF` with none).
+    fn etc(
+        &self,
+        b: &Board,
+        legal: u64,
+        fl: &[u64; 64],
+        alpha: i32,
+        tie: i32,
+    ) -> Result<(u64, i32, u8), i32> {
         // The children's buckets are prefetched first, so that their cache
         // misses overlap instead of coming one after the other.
-        let mut keys = [0u64; 64];
+        // (More than 36 legal moves does not occur in play; any beyond are
+        // just not probed.)
+        let mut keys = [(0u64, 0u8); 36];
         let mut n = 0;
         let mut l = legal;
         while l != 0 {
@@ -272,19 +286,27 @@ impl Worker<'_> {
             let key = tt_key(&child, -tie);
             self.job.tt.prefetch(key);
             if n < keys.len() {
-                keys[n] = key;
+                keys[n] = (key, s as u8);
                 n += 1;
             }
         }
-        for &key in &keys[..n] {
+        let (mut failed, mut best, mut best_sq) = (0u64, -INF, 64u8);
+        for &(key, s) in &keys[..n] {
             if let Some(e) = self.job.tt.probe(key)
                 && e.solved
-                && -e.upper > alpha
             {
-                return Some(-e.upper);
+                if -e.upper > alpha {
+                    return Err(-e.upper);
+                }
+                if -e.lower <= alpha {
+                    failed |= 1u64 << s;
+                    if -e.lower > best {
+                        (best, best_sq) = (-e.lower, s);
+                    }
+                }
             }
         }
-        None
+        Ok((failed, best, best_sq))
     }
 
     /// Null-window exact search: the value if it is at most `alpha` (an
@@ -351,23 +373,29 @@ impl Worker<'_> {
             return v;
         }
         let fl = legal_flips(b, legal);
-        if n >= self.cfg.etc_min_empties
-            && !expect_all
-            && let Some(v) = self.etc(b, legal, &fl, alpha, tie)
-        {
-            return v;
-        }
-        // The hash move alone first: the order of the others is computed
-        // only when it does not cut.
+        // Moves already proven to fail low are not searched again.
         let mut best = -INF;
         let mut best_sq = 64u8;
         let mut rest = legal;
-        if hash_sq < 64 && legal & (1u64 << hash_sq) != 0 {
+        if n >= self.cfg.etc_min_empties && !expect_all {
+            match self.etc(b, legal, &fl, alpha, tie) {
+                Err(v) => return v,
+                Ok((failed, v, sq)) => {
+                    rest &= !failed;
+                    (best, best_sq) = (v, sq);
+                }
+            }
+        }
+        // The hash move alone first: the order of the others is computed
+        // only when it does not cut.
+        if hash_sq < 64 && rest & (1u64 << hash_sq) != 0 {
             let child = b.play_flips(hash_sq as usize, fl[hash_sq as usize]);
-            best = -self.nws_end(&child, -alpha - 1, -tie);
-            best_sq = hash_sq;
+            let v = -self.nws_end(&child, -alpha - 1, -tie);
+            if v > best {
+                (best, best_sq) = (v, hash_sq);
+            }
             if self.cfg.end_history_weight > 0 {
-                history::note(n, hash_sq, best > alpha);
+                history::note(n, hash_sq, v > alpha);
             }
             if self.stopped {
                 return 0;
@@ -700,5 +728,56 @@ mod tests {
             }
         }
         assert!(differed > 0, "the flag never changed the search");
+    }
+
+    /// Moves whose children the table already proves to fail low are not
+    /// searched again (`etc`), and the node's fail-soft value stays a true
+    /// bound. Each child of a random position (12-15 empties) is solved
+    /// exactly into the table first, all of them or every other one; the
+    /// node's null window is then decided against its exact value, which
+    /// a fresh table computes. With every child stored, no child is
+    /// visited: one node.
+    #[test]
+    fn children_proven_to_fail_are_not_searched_again() {
+        let mut rng = crate::rng::Rng::new(0xe7c_5c1f);
+        let mut checked = 0;
+        for i in 0..24 {
+            let b = random_position(&mut rng, 12 + i % 4);
+            let legal = b.legal_moves();
+            if legal == 0 || b.empties() < 12 {
+                continue;
+            }
+            let exact = {
+                let job = Job::for_test(Config::default(), None);
+                Worker::new(&job).pvs_end(&b, -INF, INF, 1, &mut Vec::new())
+            };
+            let fl = legal_flips(&b, legal);
+            for every in [1, 2] {
+                for alpha in [exact - 2 * DISC, exact - 1, exact, exact + DISC] {
+                    let job = Job::for_test(Config::default(), None);
+                    let mut w = Worker::new(&job);
+                    let mut l = legal;
+                    let mut k = 0;
+                    while l != 0 {
+                        let s = l.trailing_zeros() as usize;
+                        l &= l - 1;
+                        if k % every == 0 {
+                            let child = b.play_flips(s, fl[s]);
+                            w.pvs_end(&child, -INF, INF, -1, &mut Vec::new());
+                        }
+                        k += 1;
+                    }
+                    let before = w.total + w.local;
+                    let v = w.nws_end(&b, alpha, 1);
+                    assert!(if v > alpha { v <= exact } else { v >= exact });
+                    assert_eq!(v > alpha, exact > alpha, "alpha {alpha}, exact {exact}");
+                    if every == 1 {
+                        assert_eq!(w.total + w.local - before, 1, "children searched again");
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked >= 40, "too few positions: {checked}");
     }
 }
