@@ -5,6 +5,7 @@
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -636,6 +637,7 @@ impl Browser {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
+            .process_group(0)
             .spawn()
             .expect("chromium starts");
         let to = child.stdin.take().unwrap();
@@ -712,10 +714,16 @@ impl Browser {
 
 impl Drop for Browser {
     fn drop(&mut self) {
+        // Chromium's helper processes share its process group (they could
+        // otherwise outlive it and write into the profile after it is
+        // removed): the whole group goes.
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.child.id())])
+            .stderr(Stdio::null())
+            .status();
         let _ = self.child.kill();
         let _ = self.child.wait();
-        // Chromium's helper processes outlive it for a moment and may still
-        // write into the profile: retry until it stays gone.
+        // Files may still be closing: retry until the profile is gone.
         for _ in 0..20 {
             let _ = std::fs::remove_dir_all(&self.profile);
             if !self.profile.exists() {
