@@ -679,6 +679,16 @@ mod tests {
         b
     }
 
+    /// Positions of 24 random games (seed `seed`) at 12-15 empties, those
+    /// with a move and at least 12 empties.
+    fn test_positions(seed: u64) -> Vec<Board> {
+        let mut rng = crate::rng::Rng::new(seed);
+        (0..24u32)
+            .map(|i| random_position(&mut rng, 12 + i % 4))
+            .filter(|b| b.legal_moves() != 0 && b.empties() >= 12)
+            .collect()
+    }
+
     /// An expected all-node (`end_all_margin`) lists every move once in
     /// its cost order and computes no values for it; searched as one, a
     /// node decides each null window as it does otherwise: the flag changes
@@ -686,14 +696,9 @@ mod tests {
     /// empties, each with its own fresh table.
     #[test]
     fn expected_all_nodes_change_work_not_values() {
-        let mut rng = crate::rng::Rng::new(0xa11_0de5);
         let mut differed = 0;
-        for i in 0..24 {
-            let b = random_position(&mut rng, 12 + i % 4);
+        for b in test_positions(0xa11_0de5) {
             let legal = b.legal_moves();
-            if legal == 0 || b.empties() < 12 {
-                continue;
-            }
             let job = Job::for_test(Config::default(), None);
             let mut w = Worker::new(&job);
             let fl = legal_flips(&b, legal);
@@ -739,14 +744,9 @@ mod tests {
     /// visited: one node.
     #[test]
     fn children_proven_to_fail_are_not_searched_again() {
-        let mut rng = crate::rng::Rng::new(0xe7c_5c1f);
         let mut checked = 0;
-        for i in 0..24 {
-            let b = random_position(&mut rng, 12 + i % 4);
+        for b in test_positions(0xe7c_5c1f) {
             let legal = b.legal_moves();
-            if legal == 0 || b.empties() < 12 {
-                continue;
-            }
             let exact = {
                 let job = Job::for_test(Config::default(), None);
                 Worker::new(&job).pvs_end(&b, -INF, INF, 1, &mut Vec::new())
