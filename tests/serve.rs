@@ -5,7 +5,6 @@
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -632,14 +631,15 @@ impl Browser {
              3<&0 4>&1 0</dev/null 1>/dev/null",
             profile.display()
         );
-        let mut child = Command::new("sh")
-            .args(["-c", &script])
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", &script])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn()
-            .expect("chromium starts");
+            .stderr(Stdio::null());
+        // Its own process group, so that `drop` can end the helpers too.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let mut child = cmd.spawn().expect("chromium starts");
         let to = child.stdin.take().unwrap();
         let from = BufReader::new(child.stdout.take().unwrap());
         let mut b = Browser {
