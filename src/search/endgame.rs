@@ -27,11 +27,15 @@
 //! passes of that level or higher take them; the exact pass uses their
 //! moves for ordering.
 
+use super::endorder::{EndMoves, Order, legal_flips};
 use super::history;
 use super::stability::stable_discs;
 use super::tt::TtBound;
 use super::worker::Worker;
 use super::{DISC, INF, final_value, tt_key};
+use crate::board::Board;
+use crate::moves::Move;
+use crate::square::Square;
 
 /// The largest final value: a 64-disc win (ties count half a disc, so
 /// they stay inside).
@@ -50,29 +54,6 @@ fn max_with(stable: i32) -> i32 {
 /// Table depth of a selective pass's entry: `SEL_DEPTH * level + empties`
 /// (midgame entries stay below 64, solved ones are flagged).
 pub(crate) const SEL_DEPTH: u32 = 64;
-use crate::bitboard::{CORNERS, around};
-use crate::board::{Board, flips};
-use crate::moves::Move;
-use crate::square::Square;
-
-const QUADRANTS: [u64; 4] = [
-    0x0000_0000_0f0f_0f0f,
-    0x0000_0000_f0f0_f0f0,
-    0x0f0f_0f0f_0000_0000,
-    0xf0f0_f0f0_0000_0000,
-];
-
-/// Empty squares lying in quadrants with an odd number of empties.
-#[inline]
-pub(crate) fn odd_squares(empty: u64) -> u64 {
-    let mut m = 0;
-    for q in QUADRANTS {
-        if (empty & q).count_ones() & 1 == 1 {
-            m |= empty & q;
-        }
-    }
-    m
-}
 
 /// Value of a full-board (or one-empty, both blocked) disc difference.
 #[inline]
@@ -84,165 +65,7 @@ pub(crate) fn score_diff(diff: i32, tie: i32) -> i32 {
     }
 }
 
-/// The flips of each move of `legal` in `b`, by square (0 elsewhere).
-#[inline]
-fn legal_flips(b: &Board, legal: u64) -> [u64; 64] {
-    let mut fl = [0u64; 64];
-    let mut l = legal;
-    while l != 0 {
-        let s = l.trailing_zeros() as usize;
-        l &= l - 1;
-        fl[s] = flips(b.player, b.opponent, s);
-    }
-    fl
-}
-
-/// How [`Worker::end_moves`] orders a node's moves (after the hash move).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Order {
-    /// Odd quadrants first (below `sort_min_empties`).
-    Parity,
-    /// By cost: the opponent's replies, potential mobility, parity and
-    /// history (an expected all-node, where every move is searched).
-    Cost,
-    /// By cost and the child's value; the node's alpha (see `end_moves`).
-    Value(i32),
-}
-
-/// A sorted move list of an endgame node.
-pub(crate) struct EndMoves {
-    pub sq: [u8; 64],
-    pub flips: [u64; 64],
-    /// Each move's value for the side to move by the ordering's shallow
-    /// search or static value (`-INF` where the order computed none).
-    pub guess: [i32; 64],
-    pub len: usize,
-}
-
 impl Worker<'_> {
-    /// Moves of `b` (flips all; `fl`: the flips of each move of `legal`, by
-    /// square) best first: hash move, then (unless `order` is `Parity`) a
-    /// key of the opponent's replies (corners twice), potential mobility
-    /// and parity, plus with `Value(alpha)` the child's value from
-    /// `end_shallow_min_empties`: its static value, or a table-free depth-2
-    /// search (`sort_value`) from `end_sort_d2_empties` (exact only above
-    /// `alpha - end_sort_window`; the replies then weigh
-    /// `end_d2_mobility_weight`), less `end_hash_bonus` for `hint_sq` (a
-    /// stored move not trusted as the hash move); with `Parity`, odd
-    /// quadrants first.
-    #[inline]
-    pub(crate) fn end_moves(
-        &mut self,
-        b: &Board,
-        legal: u64,
-        (hash_sq, hint_sq): (u8, u8),
-        order: Order,
-        tie: i32,
-        fl: &[u64; 64],
-    ) -> EndMoves {
-        // The child's window: its value is wanted exactly where the node's
-        // is above `alpha - end_sort_window`.
-        let sort_beta = match (order, self.cfg.end_sort_window) {
-            (Order::Value(alpha), w) if w > 0 => (w as i32 - alpha).min(INF),
-            _ => INF,
-        };
-        let n = b.empties();
-        let valued = matches!(order, Order::Value(_));
-        let sort_depth = if !valued {
-            0
-        } else if n >= self.cfg.end_sort_d2_empties {
-            2
-        } else if n >= self.cfg.end_sort_d1_empties {
-            1
-        } else {
-            0
-        };
-        let shallow = if !valued {
-            0
-        } else if n >= self.cfg.end_shallow_min_empties {
-            1 + ((n - self.cfg.end_shallow_min_empties) / self.cfg.end_shallow_step.max(1)) as i32
-        } else {
-            0
-        };
-        let mobility_weight = if sort_depth == 2 {
-            self.cfg.end_d2_mobility_weight
-        } else {
-            self.cfg.end_mobility_weight
-        };
-        let mut scratch = Vec::new();
-        let odd = odd_squares(b.empty());
-        let mut m = EndMoves {
-            sq: [0; 64],
-            flips: [0; 64],
-            guess: [-INF; 64],
-            len: 0,
-        };
-        let mut keys = [0i32; 64];
-        let mut l = legal;
-        while l != 0 {
-            let s = l.trailing_zeros() as u8;
-            l &= l - 1;
-            let f = fl[s as usize];
-            let bit = 1u64 << s;
-            let mut guess = -INF;
-            let key = if s == hash_sq {
-                -1
-            } else if order != Order::Parity {
-                let child = b.play_flips(s as usize, f);
-                let om = child.legal_moves();
-                let mob = (om.count_ones() + (om & CORNERS).count_ones()) as i32;
-                let pot = (around(child.opponent) & child.empty()).count_ones() as i32;
-                let value = if sort_depth > 0 {
-                    self.sort_value(&child, -INF, sort_beta, sort_depth, -tie)
-                } else if shallow > 0 {
-                    self.pvs(&child, -INF, INF, shallow - 1, -tie, 60, &mut scratch)
-                } else {
-                    -INF
-                };
-                if value > -INF {
-                    guess = -value;
-                }
-                mob * mobility_weight
-                    + pot * self.cfg.end_potential_weight
-                    + if odd & bit != 0 {
-                        0
-                    } else {
-                        self.cfg.end_parity_weight
-                    }
-                    - if s == hint_sq {
-                        self.cfg.end_hash_bonus as i32
-                    } else {
-                        0
-                    }
-                    + if value > -INF { value } else { 0 }
-                    - if self.cfg.end_history_weight > 0 {
-                        history::bonus(n, s, self.cfg.end_history_weight)
-                    } else {
-                        0
-                    }
-            } else if odd & bit != 0 {
-                0
-            } else {
-                1
-            };
-            // Insertion keeps equal keys in square order (deterministic).
-            let mut i = m.len;
-            while i > 0 && keys[i - 1] > key {
-                keys[i] = keys[i - 1];
-                m.sq[i] = m.sq[i - 1];
-                m.flips[i] = m.flips[i - 1];
-                m.guess[i] = m.guess[i - 1];
-                i -= 1;
-            }
-            keys[i] = key;
-            m.sq[i] = s;
-            m.flips[i] = f;
-            m.guess[i] = guess;
-            m.len += 1;
-        }
-        m
-    }
-
     /// Stability cutoff: `Some(v)` when the opponent's stable discs alone
     /// keep the value at or below `alpha`. Only that side is tried: the
     /// mover's own stable discs (a lower bound) cut under 3% of the time

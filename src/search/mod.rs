@@ -11,12 +11,14 @@
 //! any win to a tie win. [`Info::score`] is in whole discs.
 //!
 //! Modules: `config` (the tunables), [`tt`] (the table), `midgame` (PVS,
-//! ordering), `endgame` (solver, last 1-4 empties, stability), `root`
+//! ordering), `endgame` (solver, last 1-4 empties, stability), `endorder`
+//! (the endgame's move ordering), `root`
 //! (iterative deepening, aspiration, multi-PV), `parallel` (split points of
 //! the endgame and the midgame), [`time`] (time allocation).
 
 mod config;
 mod endgame;
+mod endorder;
 mod history;
 mod lastflip;
 mod midgame;

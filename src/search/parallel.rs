@@ -27,7 +27,7 @@
 //! which keeps 1-thread searches deterministic.
 
 use super::INF;
-use super::endgame::EndMoves;
+use super::endorder::EndMoves;
 use super::worker::{Child, Worker};
 use crate::board::Board;
 use crate::moves::Move;

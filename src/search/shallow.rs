@@ -13,7 +13,8 @@
 //!   squares listed once at 4 empties.
 //! - `last` (1 empty): whoever can play the square does; the board is full.
 
-use super::endgame::{odd_squares, score_diff};
+use super::endgame::score_diff;
+use super::endorder::odd_squares;
 use super::lastflip::last_flip_count;
 use super::worker::Worker;
 use super::{INF, final_value};
