@@ -22,8 +22,9 @@ use crate::bitboard::CORNERS;
 use crate::board::{Board, flips};
 
 /// Static order of squares within a parity class: corners, edges without
-/// C-squares, inner squares without X-squares, C-squares, X-squares.
-const ORDER: [u64; 5] = [
+/// C-squares, inner squares without X-squares, C-squares, X-squares (also
+/// the order of `sort_value`).
+pub(crate) const ORDER: [u64; 5] = [
     0x8100_0000_0000_0081,
     0x3c00_8181_8181_003c,
     0x003c_7e7e_7e7e_3c00,

@@ -23,6 +23,9 @@ pub(crate) struct Child {
     pub key: i32,
 }
 
+/// Depths of the order's shallow searches that keep a killer move.
+pub(crate) const SORT_KILLER_DEPTHS: usize = 4;
+
 /// A search task.
 pub(crate) struct Worker<'a> {
     pub job: &'a Job,
@@ -44,6 +47,9 @@ pub(crate) struct Worker<'a> {
     /// Set by a parent just before `nws_end` on a child its order expects
     /// to be an all-node (see `end_all_margin`); taken by that call.
     pub expect_all: bool,
+    /// The move that last refuted or was best at each depth of the order's
+    /// shallow searches (`sort_value`), tried first there (64: none).
+    pub sort_killer: [u8; SORT_KILLER_DEPTHS],
     bufs: Vec<Vec<Child>>,
 }
 
@@ -69,6 +75,7 @@ impl<'a> Worker<'a> {
             total: 0,
             stopped: false,
             expect_all: false,
+            sort_killer: [64; SORT_KILLER_DEPTHS],
             cuts: Vec::new(),
             sel_level: 0,
             sel_t: 0,
