@@ -28,6 +28,18 @@ pub const CENTRE: u64 = 0x0000_0018_1800_0000;
 /// The four corners.
 pub const CORNERS: u64 = 0x8100_0000_0000_0081;
 
+/// The squares in five classes, in the static order of move ordering:
+/// corners, edges without C-squares, inner squares without X-squares,
+/// C-squares (next to a corner on an edge), X-squares (diagonal to a
+/// corner). Together they cover the board once.
+pub const SQUARE_CLASSES: [u64; 5] = [
+    CORNERS,
+    0x3c00_8181_8181_003c,
+    0x003c_7e7e_7e7e_3c00,
+    0x4281_0000_0000_8142,
+    0x0042_0000_0000_4200,
+];
+
 /// The squares next to a disc of `b` in any of the 8 directions (with the
 /// empties, the potential mobility of `b`'s opponent).
 #[inline(always)]
@@ -184,6 +196,38 @@ mod tests {
         assert_eq!(symmetry_square(b1, 4).to_string(), "a2");
         assert_eq!(symmetry_square(a1, 3).to_string(), "h8");
         assert_eq!(flip_antidiagonal(a1.bit()), 1 << 63);
+    }
+
+    /// The classes from the squares' names: a corner, a C-square (an edge
+    /// square next to a corner), an X-square (diagonally next to one),
+    /// other edge squares, the rest; each class closed under the 8
+    /// symmetries.
+    #[test]
+    fn square_classes_partition_the_board() {
+        let class_of = |name: &str| -> usize {
+            let b = name.as_bytes();
+            let (c, r) = ((b[0] - b'a') as i32, (b[1] - b'1') as i32);
+            let edge = |x: i32| x == 0 || x == 7;
+            let near = |x: i32| x == 1 || x == 6;
+            match (edge(c), edge(r), near(c), near(r)) {
+                (true, true, _, _) => 0,
+                (true, _, _, true) | (_, true, true, _) => 3,
+                (false, false, true, true) => 4,
+                (true, _, _, _) | (_, true, _, _) => 1,
+                _ => 2,
+            }
+        };
+        for sq in Square::all() {
+            let k = class_of(&sq.to_string());
+            for (i, &m) in SQUARE_CLASSES.iter().enumerate() {
+                assert_eq!(m & sq.bit() != 0, i == k, "{sq} in class {i}");
+            }
+        }
+        for m in SQUARE_CLASSES {
+            for s in 0..8 {
+                assert_eq!(symmetry(m, s), m);
+            }
+        }
     }
 
     #[test]

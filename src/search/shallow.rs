@@ -18,19 +18,8 @@ use super::endorder::odd_squares;
 use super::lastflip::last_flip_count;
 use super::worker::Worker;
 use super::{INF, final_value};
-use crate::bitboard::CORNERS;
+use crate::bitboard::{CORNERS, SQUARE_CLASSES};
 use crate::board::{Board, flips};
-
-/// Static order of squares within a parity class: corners, edges without
-/// C-squares, inner squares without X-squares, C-squares, X-squares (also
-/// the order of `sort_value`).
-pub(crate) const ORDER: [u64; 5] = [
-    0x8100_0000_0000_0081,
-    0x3c00_8181_8181_003c,
-    0x003c_7e7e_7e7e_3c00,
-    0x4281_0000_0000_8142,
-    0x0042_0000_0000_4200,
-];
 
 /// The eight neighbours of each square.
 const NEIGHBOURS: [u64; 64] = {
@@ -107,7 +96,7 @@ impl Worker<'_> {
         let odd = odd_squares(empty);
         let mut best = -INF;
         for class in [empty & odd, empty & !odd] {
-            for p in ORDER {
+            for p in SQUARE_CLASSES {
                 let mut e = class & p;
                 while e != 0 {
                     let s = e.trailing_zeros() as usize;

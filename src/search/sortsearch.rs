@@ -10,9 +10,9 @@
 //! window is the same in any order, but the cutoffs come sooner (FFO
 //! #49-#52 at 1 thread: 2.4% fewer nodes in all, counting the order's).
 
-use super::shallow::ORDER;
 use super::worker::{SORT_KILLER_DEPTHS, Worker};
 use super::{INF, final_value};
+use crate::bitboard::SQUARE_CLASSES;
 use crate::board::{Board, flips};
 
 impl Worker<'_> {
@@ -46,7 +46,7 @@ impl Worker<'_> {
         let mut alpha = alpha;
         let mut best = -INF;
         let mut best_sq = 64u8;
-        'classes: for class in std::iter::once(killer).chain(ORDER) {
+        'classes: for class in std::iter::once(killer).chain(SQUARE_CLASSES) {
             let mut l = legal & class;
             legal &= !class;
             while l != 0 {

@@ -2,6 +2,7 @@
 //! point): node counter, stop flag, move buffers.
 
 use super::{Config, Job};
+use crate::bitboard::SQUARE_CLASSES;
 use crate::board::Board;
 use crate::moves::{Move, MoveList, fast_path, play_unchecked};
 use crate::rules::{FastPath, RuleSet, Scoring};
@@ -143,7 +144,7 @@ impl<'a> Worker<'a> {
         out.clear();
         if self.fast_at(b) {
             let legal = b.legal_moves();
-            for class in super::shallow::ORDER {
+            for class in SQUARE_CLASSES {
                 let mut l = legal & class;
                 while l != 0 {
                     let sq = l.trailing_zeros() as u8;
@@ -214,5 +215,40 @@ mod tests {
             let w = Worker::new(&job);
             assert_eq!(w.cfg.split_min_empties, want, "{threads} threads");
         }
+    }
+
+    /// Under flips-all rules `children` lists every legal move once, with
+    /// the position after it (checked against the board's own move
+    /// generation), corners first and X-squares last.
+    #[test]
+    fn children_list_every_move_once_by_square_class() {
+        let job = Job::for_test(Config::default(), None);
+        let w = Worker::new(&job);
+        let class = |sq: u8| SQUARE_CLASSES.iter().position(|&m| m >> sq & 1 == 1);
+        let mut rng = crate::rng::Rng::new(0x0c1a_55e5);
+        let mut kids = Vec::new();
+        let mut checked = 0;
+        for _ in 0..30 {
+            let mut b = crate::position::Position::start(&w.rules).board;
+            while let Some(next) = super::super::random_step(&mut rng, &b) {
+                w.children(&b, &mut kids);
+                let mut seen = 0u64;
+                let mut last = 0;
+                for c in &kids {
+                    let sq = c.mv.to_square().expect("a square move").index() as u8;
+                    assert_eq!(seen >> sq & 1, 0, "listed twice");
+                    seen |= 1 << sq;
+                    let f = crate::board::flips(b.player, b.opponent, sq as usize);
+                    assert_eq!(c.board, b.play_flips(sq as usize, f));
+                    let k = class(sq).expect("every square has a class");
+                    assert!(k >= last, "class order");
+                    last = k;
+                }
+                assert_eq!(seen, b.legal_moves());
+                checked += kids.len();
+                b = next;
+            }
+        }
+        assert!(checked > 5000, "{checked}");
     }
 }
