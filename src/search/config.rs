@@ -63,6 +63,14 @@ tunables! {
     frontier_cut_min_empties: u32 = 30,
     /// Endgame: transposition table from this many empties.
     tt_min_empties: u32 = 8,
+    /// Positions of at most this many empties (0: none) keep their table
+    /// entries in the table's first `tt_near_mb` MiB, whose lines stay in
+    /// the caches and the address translation's reach, instead of across
+    /// the whole table: most probes and stores of an exact solve are there
+    /// (FFO #49-#52 at 1 thread, `docs/endgame-3.md`, session 31).
+    tt_near_empties: u32 = 11,
+    /// See `tt_near_empties` (a table no larger has no separate region).
+    tt_near_mb: u32 = 4,
     /// Endgame: fastest-first ordering from this many empties.
     sort_min_empties: u32 = 8,
     /// Endgame order: weight of a square's history (its cut rate at these
@@ -336,7 +344,7 @@ mod tests {
         let default = Config::default();
         let listed: Vec<&str> = default.names().iter().map(|(n, _)| *n).collect();
         assert_eq!(listed, Config::NAMES);
-        assert_eq!(listed.len(), 54);
+        assert_eq!(listed.len(), 56);
         for (i, name) in Config::NAMES.iter().enumerate() {
             let old = default.names()[i].1;
             let new = if old == 777 { 778 } else { 777 };

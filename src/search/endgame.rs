@@ -32,7 +32,7 @@ use super::history;
 use super::stability::stable_discs;
 use super::tt::TtBound;
 use super::worker::Worker;
-use super::{DISC, INF, final_value, tt_key};
+use super::{DISC, INF, final_value};
 use crate::board::Board;
 use crate::moves::Move;
 use crate::square::Square;
@@ -106,7 +106,7 @@ impl Worker<'_> {
             let s = l.trailing_zeros() as usize;
             l &= l - 1;
             let child = b.play_flips(s, fl[s]);
-            let key = tt_key(&child, -tie);
+            let key = self.key(&child, -tie);
             self.job.tt.prefetch(key);
             if n < keys.len() {
                 keys[n] = (key, s as u8);
@@ -164,7 +164,7 @@ impl Worker<'_> {
             return v;
         }
         let tt_on = n >= self.cfg.tt_min_empties;
-        let key = tt_key(b, tie);
+        let key = self.key(b, tie);
         let mut hash_sq = 64u8;
         let mut hint_sq = 64u8;
         if tt_on && let Some(e) = self.job.tt.probe(key) {
@@ -322,7 +322,7 @@ impl Worker<'_> {
     /// bounds cut, and the result is stored (no move) when it fails high
     /// or, in mode 2, always.
     fn shallow_tt(&mut self, b: &Board, alpha: i32, tie: i32, n: u32) -> i32 {
-        let key = tt_key(b, tie);
+        let key = self.key(b, tie);
         if let Some(e) = self.job.tt.probe(key)
             && e.solved
             && let Some(v) = e.cut(alpha, alpha + 1)
@@ -387,7 +387,7 @@ impl Worker<'_> {
             return 0;
         }
         let n = b.empties();
-        let key = tt_key(b, tie);
+        let key = self.key(b, tie);
         let mut hash_sq = 64u8;
         if let Some(e) = self.job.tt.probe(key)
             && let Some(s) = e.mv.and_then(|m| m.to_square())
@@ -484,6 +484,7 @@ impl Worker<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tt::Table;
     use super::super::{Config, Job};
     use super::*;
     use crate::position::Position;
@@ -556,6 +557,51 @@ mod tests {
             }
         }
         assert!(differed > 0, "the flag never changed the search");
+    }
+
+    /// The table's settings change the work, never the values: exact
+    /// values and null-window decisions with the defaults (keys of few
+    /// empties in a near region, here 1 MiB of a table of 8) agree with
+    /// those without the region. Positions of random games, 16-18 empties, large
+    /// enough to fill the region (one table per position and setting,
+    /// kept across windows).
+    #[test]
+    fn table_settings_change_work_not_values() {
+        let base = Config {
+            tt_near_mb: 1,
+            ..Config::default()
+        };
+        assert!(base.tt_near_empties > 0);
+        let configs = [
+            base.clone(),
+            Config {
+                tt_near_empties: 0,
+                ..base.clone()
+            },
+        ];
+        let mut differed = [0; 2];
+        let mut rng = crate::rng::Rng::new(0x4ea2_ba5e);
+        let positions = (0..8u32).map(|i| random_position(&mut rng, 16 + i % 3));
+        for b in positions.filter(|b| b.legal_moves() != 0 && b.empties() >= 16) {
+            let mut found = Vec::new();
+            for cfg in &configs {
+                let mut job = Job::for_test(cfg.clone(), None);
+                job.tt = std::sync::Arc::new(Table::new(8));
+                let mut w = Worker::new(&job);
+                let exact = w.pvs_end(&b, -INF, INF, 1, &mut Vec::new());
+                let decided: Vec<bool> = [exact - DISC, exact - 1, exact, exact + DISC]
+                    .into_iter()
+                    .map(|alpha| w.nws_end(&b, alpha, 1) > alpha)
+                    .collect();
+                found.push((exact, decided, w.total + w.local));
+            }
+            for (k, f) in found.iter().enumerate() {
+                assert_eq!((f.0, &f.1), (found[0].0, &found[0].1), "setting {k}");
+                differed[k] += usize::from(f.2 != found[0].2);
+            }
+            assert_eq!(found[0].1, [true, true, false, false]);
+        }
+        assert!(differed[1] > 0, "{differed:?}");
     }
 
     /// Moves whose children the table already proves to fail low are not

@@ -8,7 +8,7 @@
 
 use super::tt::TtBound;
 use super::worker::{Child, Worker};
-use super::{DISC, INF, final_value, tt_key};
+use super::{DISC, INF, final_value};
 use crate::board::Board;
 use crate::moves::Move;
 
@@ -53,7 +53,7 @@ impl Worker<'_> {
             return self.eval(b);
         }
         let solved = depth >= empties;
-        let key = tt_key(b, tie);
+        let key = self.key(b, tie);
         let mut hash_move = None;
         if let Some(e) = self.job.tt.probe(key) {
             hash_move = e.mv;

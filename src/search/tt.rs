@@ -161,6 +161,21 @@ impl Table {
         self.buckets.len() * std::mem::size_of::<Bucket>()
     }
 
+    /// The right shift that maps a key into the table's first `mb` MiB
+    /// (between `mb` and `2 * mb` MiB; the bucket is the multiply-high
+    /// of the key): 0 when the table is no larger or `mb` is 0. The search
+    /// keys positions with few empties so (`tt_near_empties`), and the
+    /// other entries stay spread over the whole table.
+    pub fn near_shift(&self, mb: usize) -> u32 {
+        let near = mb.saturating_mul(1 << 20) / std::mem::size_of::<Bucket>();
+        let len = self.buckets.len();
+        if near == 0 || len <= near {
+            0
+        } else {
+            (len / near).ilog2()
+        }
+    }
+
     /// Empties every slot and resets the generation.
     pub fn clear(&self) {
         self.clear_with(1);
@@ -204,8 +219,13 @@ impl Table {
 
     #[inline]
     fn bucket(&self, key: u64) -> &Bucket {
-        let i = ((key as u128 * self.buckets.len() as u128) >> 64) as usize;
-        &self.buckets[i]
+        &self.buckets[self.index(key)]
+    }
+
+    /// The bucket of `key`: the multiply-high of the key and the size.
+    #[inline]
+    fn index(&self, key: u64) -> usize {
+        ((key as u128 * self.buckets.len() as u128) >> 64) as usize
     }
 
     /// Asks the CPU to start loading the bucket of `key` (a hint only), so
@@ -317,12 +337,15 @@ impl Table {
         s.data.store(data, Relaxed);
     }
 
-    /// Slots filled by the current search, per mille (sampled).
+    /// Slots filled by the current search, per mille (sampled from 250
+    /// buckets spread over the table: its first ones hold the entries of
+    /// few empties, see [`Table::near_shift`]).
     pub fn hashfull(&self) -> u32 {
         let generation_now = self.generation.load(Relaxed);
         let n = self.buckets.len().min(250);
+        let step = self.buckets.len() / n;
         let mut used = 0;
-        for b in &self.buckets[..n] {
+        for b in self.buckets.iter().step_by(step).take(n) {
             for s in &b.0 {
                 let d = s.data.load(Relaxed);
                 if d != 0 && (d >> GEN_SHIFT) as u8 == generation_now {
@@ -359,6 +382,35 @@ fn decode(data: u64) -> TtEntry {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `near_shift` maps every key into a region of the table's first
+    /// buckets between `mb` and `2 * mb` MiB, and keys so shifted are
+    /// stored and found like any other; none where the table is no larger.
+    #[test]
+    fn near_shift_maps_keys_into_the_first_mebibytes() {
+        const PER_MB: usize = (1 << 20) / std::mem::size_of::<Bucket>();
+        for (size, mb) in [(16, 1), (24, 1), (24, 5), (64, 4), (8, 3)] {
+            let t = Table::new(size);
+            let s = t.near_shift(mb);
+            let region = t.buckets.len() >> s;
+            assert!(
+                region >= mb * PER_MB && region < 2 * mb * PER_MB,
+                "{size} MiB, {mb}"
+            );
+            let mut rng = crate::rng::Rng::new(size as u64);
+            let keys: Vec<u64> = (0..1000).map(|_| rng.next_u64() >> s).collect();
+            assert!(keys.iter().all(|&k| t.index(k) < region));
+            assert!(keys.iter().any(|&k| t.index(k) >= region / 2));
+            for (i, &k) in keys.iter().enumerate() {
+                t.store(k, None, i as i32, 10, TtBound::Exact, true);
+            }
+            for (i, &k) in keys.iter().enumerate() {
+                assert_eq!(t.probe(k).map(|e| e.lower), Some(i as i32));
+            }
+        }
+        let t = Table::new(4);
+        assert_eq!([t.near_shift(0), t.near_shift(4), t.near_shift(9)], [0; 3]);
+    }
 
     #[test]
     fn store_probe_replace() {

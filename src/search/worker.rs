@@ -1,7 +1,7 @@
 //! The state of one search task (the root search, or a task of a split
 //! point): node counter, stop flag, move buffers.
 
-use super::{Config, Job};
+use super::{Config, Job, tt_key};
 use crate::bitboard::SQUARE_CLASSES;
 use crate::board::Board;
 use crate::moves::{Move, MoveList, fast_path, play_unchecked};
@@ -51,6 +51,9 @@ pub(crate) struct Worker<'a> {
     /// The move that last refuted or was best at each depth of the order's
     /// shallow searches (`sort_value`), tried first there (64: none).
     pub sort_killer: [u8; SORT_KILLER_DEPTHS],
+    /// The key shift of positions with at most `tt_near_empties` empties
+    /// (see [`Worker::key`]).
+    near_shift: u32,
     bufs: Vec<Vec<Child>>,
 }
 
@@ -67,6 +70,7 @@ impl<'a> Worker<'a> {
         {
             cfg.split_min_empties = cfg.split_few_min_empties;
         }
+        let near_shift = job.tt.near_shift(cfg.tt_near_mb as usize);
         Worker {
             job,
             rules: job.rules,
@@ -80,7 +84,24 @@ impl<'a> Worker<'a> {
             cuts: Vec::new(),
             sel_level: 0,
             sel_t: 0,
+            near_shift,
             bufs: Vec::new(),
+        }
+    }
+
+    /// The table key of `b` with the tie sign `tie` (see [`tt_key`]),
+    /// shifted into the table's first `tt_near_mb` MiB when `b` has at
+    /// most `tt_near_empties` empties
+    /// ([`Table::near_shift`](super::tt::Table::near_shift)): the many
+    /// small entries of an exact solve then share a few MiB that stay
+    /// near the cores. A shift keeps a key distinct within its region.
+    #[inline]
+    pub fn key(&self, b: &Board, tie: i32) -> u64 {
+        let k = tt_key(b, tie);
+        if b.empties() <= self.cfg.tt_near_empties {
+            k >> self.near_shift
+        } else {
+            k
         }
     }
 
