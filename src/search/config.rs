@@ -234,8 +234,10 @@ tunables! {
     /// the table-free search (0: no probe; 1: and store its results that
     /// fail high; 2: and store every result). Measured on FFO #40-#48 at
     /// `tt_min_empties` 8 (1 thread): mode 1 -3.8% nodes, mode 2 -6.3%, but
-    /// 12-14% slower, so off.
-    tt_edge_mode: u32 = 0,
+    /// 12-14% slower while those entries lay across the whole table; in
+    /// the `tt_near_empties` region mode 2 gives -3.8% nodes and about 5%
+    /// less time on #49-#52 (`docs/endgame-3.md`, session 31).
+    tt_edge_mode: u32 = 2,
     /// ProbCut sigma decrease per empty, in hundredths of a disc (see
     /// `probcut_sigma0`).
     probcut_sigma_n: u32 = 0,

@@ -561,8 +561,9 @@ mod tests {
 
     /// The table's settings change the work, never the values: exact
     /// values and null-window decisions with the defaults (keys of few
-    /// empties in a near region, here 1 MiB of a table of 8) agree with
-    /// those without the region. Positions of random games, 16-18 empties, large
+    /// empties in a near region, here 1 MiB of a table of 8; the table
+    /// probed one empty below it) agree with those without the region and
+    /// without the probe. Positions of random games, 16-18 empties, large
     /// enough to fill the region (one table per position and setting,
     /// kept across windows).
     #[test]
@@ -571,15 +572,19 @@ mod tests {
             tt_near_mb: 1,
             ..Config::default()
         };
-        assert!(base.tt_near_empties > 0);
+        assert!(base.tt_near_empties > 0 && base.tt_edge_mode == 2);
         let configs = [
             base.clone(),
             Config {
                 tt_near_empties: 0,
                 ..base.clone()
             },
+            Config {
+                tt_edge_mode: 0,
+                ..base.clone()
+            },
         ];
-        let mut differed = [0; 2];
+        let mut differed = [0; 3];
         let mut rng = crate::rng::Rng::new(0x4ea2_ba5e);
         let positions = (0..8u32).map(|i| random_position(&mut rng, 16 + i % 3));
         for b in positions.filter(|b| b.legal_moves() != 0 && b.empties() >= 16) {
@@ -601,7 +606,7 @@ mod tests {
             }
             assert_eq!(found[0].1, [true, true, false, false]);
         }
-        assert!(differed[1] > 0, "{differed:?}");
+        assert!(differed[1] > 0 && differed[2] > 0, "{differed:?}");
     }
 
     /// Moves whose children the table already proves to fail low are not
