@@ -70,8 +70,9 @@ tunables! {
     /// (FFO #49-#52 at 1 thread, `docs/endgame-3.md`, session 31).
     tt_near_empties: u32 = 11,
     /// See `tt_near_empties` (a table no larger has no separate region).
-    /// 16 against 4 on two threads, #49-#52: 1.5% fewer nodes than 4 and
-    /// no slower (4 was faster on one thread).
+    /// 16 against 4 on two threads: #49-#52 1.5% fewer nodes and level in
+    /// time, #53 6% fewer nodes and 7% slower a pair while the machine
+    /// slowed down run by run (4 was faster on one thread).
     tt_near_mb: u32 = 16,
     /// Endgame: fastest-first ordering from this many empties.
     sort_min_empties: u32 = 8,
