@@ -20,74 +20,91 @@
 //! assert_eq!(stable_discs(0b11, 0b100), 0b11);
 //! ```
 
-use crate::bitboard::{NOT_A, NOT_H};
-
 const ROW_1: u64 = 0xff;
 const ROW_8: u64 = 0xff << 56;
 const COL_A: u64 = 0x0101_0101_0101_0101;
 const COL_H: u64 = COL_A << 7;
 const BORDER: u64 = ROW_1 | ROW_8 | COL_A | COL_H;
+const INNER: u64 = !BORDER;
 
-const fn diagonals(step_col: i32) -> [u64; 15] {
-    // step_col = 1: a1-h8 direction; -1: h1-a8 direction.
-    let mut out = [0u64; 15];
-    let mut sq = 0;
-    while sq < 64 {
-        let c = sq % 8;
-        let r = sq / 8;
-        let d = if step_col == 1 { c - r + 7 } else { c + r };
-        out[d as usize] |= 1u64 << sq;
-        sq += 1;
-    }
-    out
-}
-
-static DIAG: [u64; 15] = diagonals(1);
-static ANTI: [u64; 15] = diagonals(-1);
-
-/// Squares whose line on each axis is full: (row, column, diagonal, anti-diagonal).
+/// Squares whose line on each axis is full: (row, column, diagonal,
+/// anti-diagonal). Each axis by doubling (see [`full_axis`]), without
+/// branches: 2.6 times faster on random boards than testing the 46 lines
+/// one by one (`full_lines_by_line` in the tests), though within a solve,
+/// where that loop's branches are well predicted, the count's share of the
+/// time moved by less than the noise (5.8% -> 5.3-5.4%, `perf`).
 #[inline]
 fn full_lines(occ: u64) -> (u64, u64, u64, u64) {
-    let mut h = 0;
-    let mut v = 0;
-    for i in 0..8 {
-        let row = ROW_1 << (8 * i);
-        if occ & row == row {
-            h |= row;
-        }
-        let col = COL_A << i;
-        if occ & col == col {
-            v |= col;
-        }
+    // Bit index steps: +1 a column right, +8 a row up.
+    const E: [u64; 3] = off_edge(0, 1);
+    const W: [u64; 3] = off_edge(0, -1);
+    const N: [u64; 3] = off_edge(1, 0);
+    const S: [u64; 3] = off_edge(-1, 0);
+    const NE: [u64; 3] = off_edge(1, 1);
+    const SW: [u64; 3] = off_edge(-1, -1);
+    const NW: [u64; 3] = off_edge(1, -1);
+    const SE: [u64; 3] = off_edge(-1, 1);
+    (
+        full_axis(occ, 1, E, W),
+        full_axis(occ, 8, N, S),
+        full_axis(occ, 9, NE, SW),
+        full_axis(occ, 7, NW, SE),
+    )
+}
+
+/// The squares of `occ` whose whole line along an axis (a step of `s`
+/// bits: 1, 7, 8 or 9) is occupied. `up` holds runs of occupied squares
+/// towards higher bits, `down` towards lower ones, each doubled three
+/// times (1, 2, 4 steps: a line has at most 8 squares); a run also goes on
+/// where the squares `2^k` steps away lie off the board (`up_off[k]`,
+/// `down_off[k]`), which also masks out the shifts that wrap around a row.
+#[inline(always)]
+fn full_axis(occ: u64, s: u32, up_off: [u64; 3], down_off: [u64; 3]) -> u64 {
+    let mut up = occ;
+    let mut down = occ;
+    for k in 0..3 {
+        let sh = s << k;
+        up &= (up >> sh) | up_off[k];
+        down &= (down << sh) | down_off[k];
     }
-    let mut d = 0;
-    let mut a = 0;
-    for i in 0..15 {
-        if occ & DIAG[i] == DIAG[i] {
-            d |= DIAG[i];
+    up & down
+}
+
+/// For steps of 1, 2 and 4 squares along `(dr, dc)` (rows, columns): the
+/// squares from which such a step leaves the board.
+const fn off_edge(dr: i32, dc: i32) -> [u64; 3] {
+    let mut out = [0u64; 3];
+    let mut k = 0;
+    while k < 3 {
+        let d = 1 << k;
+        let mut sq = 0;
+        while sq < 64 {
+            let (r, c) = (sq / 8 + dr * d, sq % 8 + dc * d);
+            if r < 0 || r > 7 || c < 0 || c > 7 {
+                out[k] |= 1u64 << sq;
+            }
+            sq += 1;
         }
-        if occ & ANTI[i] == ANTI[i] {
-            a |= ANTI[i];
-        }
+        k += 1;
     }
-    (h, v, d, a)
+    out
 }
 
 /// Stable discs of `own` when `other` holds the opponent's discs.
 pub fn stable_discs(own: u64, other: u64) -> u64 {
     let (fh, fv, fd, fa) = full_lines(own | other);
-    let h0 = fh | COL_A | COL_H;
-    let v0 = fv | ROW_1 | ROW_8;
-    let d0 = fd | BORDER;
-    let a0 = fa | BORDER;
-    let seed = own & edge_stable(own, other);
-    let mut st = seed;
+    // The edge table is exact on the edges (an edge disc can only be
+    // turned along its edge), so the rule is applied to the inner squares
+    // alone, whose neighbours all lie on the board: no masks against
+    // shifts that wrap around a row.
+    let inner = own & INNER;
+    let mut st = (own & edge_stable(own, other)) | (inner & fh & fv & fd & fa);
     loop {
-        let h = h0 | ((st << 1) & NOT_A) | ((st >> 1) & NOT_H);
-        let v = v0 | (st << 8) | (st >> 8);
-        let d = d0 | ((st << 9) & NOT_A) | ((st >> 9) & NOT_H);
-        let a = a0 | ((st << 7) & NOT_H) | ((st >> 7) & NOT_A);
-        let next = seed | (own & h & v & d & a);
+        let h = fh | (st << 1) | (st >> 1);
+        let v = fv | (st << 8) | (st >> 8);
+        let d = fd | (st << 9) | (st >> 9);
+        let a = fa | (st << 7) | (st >> 7);
+        let next = st | (inner & h & v & d & a);
         if next == st {
             return st;
         }
@@ -206,6 +223,106 @@ fn edge_stable(own: u64, other: u64) -> u64 {
 mod tests {
     use super::*;
     use crate::board::Board;
+
+    const fn diagonals(step_col: i32) -> [u64; 15] {
+        // step_col = 1: a1-h8 direction; -1: h1-a8 direction.
+        let mut out = [0u64; 15];
+        let mut sq = 0;
+        while sq < 64 {
+            let c = sq % 8;
+            let r = sq / 8;
+            let d = if step_col == 1 { c - r + 7 } else { c + r };
+            out[d as usize] |= 1u64 << sq;
+            sq += 1;
+        }
+        out
+    }
+
+    static DIAG: [u64; 15] = diagonals(1);
+    static ANTI: [u64; 15] = diagonals(-1);
+
+    /// The slow reference of [`full_lines`]: every line tested whole.
+    fn full_lines_by_line(occ: u64) -> (u64, u64, u64, u64) {
+        let mut h = 0;
+        let mut v = 0;
+        for i in 0..8 {
+            let row = ROW_1 << (8 * i);
+            if occ & row == row {
+                h |= row;
+            }
+            let col = COL_A << i;
+            if occ & col == col {
+                v |= col;
+            }
+        }
+        let mut d = 0;
+        let mut a = 0;
+        for i in 0..15 {
+            if occ & DIAG[i] == DIAG[i] {
+                d |= DIAG[i];
+            }
+            if occ & ANTI[i] == ANTI[i] {
+                a |= ANTI[i];
+            }
+        }
+        (h, v, d, a)
+    }
+
+    /// The neighbour rule on every square, borders and all (the form before
+    /// the edge table was trusted alone on the edges).
+    fn stable_every_square(own: u64, other: u64) -> u64 {
+        use crate::bitboard::{NOT_A, NOT_H};
+        let (fh, fv, fd, fa) = full_lines_by_line(own | other);
+        let (h0, v0) = (fh | COL_A | COL_H, fv | ROW_1 | ROW_8);
+        let (d0, a0) = (fd | BORDER, fa | BORDER);
+        let seed = own & edge_stable(own, other);
+        let mut st = seed;
+        loop {
+            let h = h0 | ((st << 1) & NOT_A) | ((st >> 1) & NOT_H);
+            let v = v0 | (st << 8) | (st >> 8);
+            let d = d0 | ((st << 9) & NOT_A) | ((st >> 9) & NOT_H);
+            let a = a0 | ((st << 7) & NOT_H) | ((st >> 7) & NOT_A);
+            let next = seed | (own & h & v & d & a);
+            if next == st {
+                return st;
+            }
+            st = next;
+        }
+    }
+
+    /// The inner-square rule finds the same discs as the rule on every
+    /// square, on boards from sparse to full.
+    #[test]
+    fn inner_rule_matches_every_square() {
+        let mut rng = crate::rng::Rng::new(0x0057_ab1e);
+        for i in 0..100_000 {
+            let mut occ = !0u64;
+            for _ in 0..i % 4 {
+                occ &= rng.next_u64() | rng.next_u64();
+            }
+            let a = rng.next_u64();
+            let (own, other) = (a & occ, !a & occ);
+            assert_eq!(stable_discs(own, other), stable_every_square(own, other));
+            assert_eq!(stable_discs(other, own), stable_every_square(other, own));
+        }
+    }
+
+    /// The shifted full lines match the line-by-line ones on boards from
+    /// nearly empty to full.
+    #[test]
+    fn full_lines_match_line_by_line() {
+        let mut rng = crate::rng::Rng::new(0xf011_11e5);
+        for i in 0..100_000 {
+            let mut x = !0u64;
+            for _ in 0..i % 5 {
+                x &= rng.next_u64();
+            }
+            assert_eq!(full_lines(x), full_lines_by_line(x), "{x:#x}");
+            assert_eq!(full_lines(!x), full_lines_by_line(!x), "{:#x}", !x);
+        }
+        assert_eq!(full_lines(!0), (!0, !0, !0, !0));
+        assert_eq!(full_lines(0), (0, 0, 0, 0));
+    }
 
     /// The column gather matches a square-by-square one, and the table
     /// finds the edge runs that no neighbour rule does.
