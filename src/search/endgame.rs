@@ -163,24 +163,11 @@ impl Worker<'_> {
         {
             return v;
         }
-        let tt_on = n >= self.cfg.tt_min_empties;
         let key = self.key(b, tie);
-        let mut hash_sq = 64u8;
-        let mut hint_sq = 64u8;
-        if tt_on && let Some(e) = self.job.tt.probe(key) {
-            if let Some(s) = e.mv.and_then(|m| m.to_square()) {
-                if self.trust_move(&e, n) {
-                    hash_sq = s.index() as u8;
-                } else {
-                    hint_sq = s.index() as u8;
-                }
-            }
-            if (e.solved || (self.sel_level > 0 && e.depth >= SEL_DEPTH * self.sel_level))
-                && let Some(v) = e.cut(alpha, alpha + 1)
-            {
-                return v;
-            }
-        }
+        let (hash_sq, hint_sq) = match self.end_probe(key, n, alpha) {
+            Ok(moves) => moves,
+            Err(v) => return v,
+        };
         let legal = b.legal_moves();
         if legal == 0 {
             let passed = b.pass();
@@ -212,13 +199,9 @@ impl Worker<'_> {
         // The hash move alone first: the order of the others is computed
         // only when it does not cut.
         if hash_sq < 64 && rest & (1u64 << hash_sq) != 0 {
-            let child = b.play_flips(hash_sq as usize, fl[hash_sq as usize]);
-            let v = -self.nws_end(&child, -alpha - 1, -tie);
+            let v = self.nws_hash_move(b, (hash_sq, fl[hash_sq as usize]), alpha, tie);
             if v > best {
                 (best, best_sq) = (v, hash_sq);
-            }
-            if self.cfg.end_history_weight > 0 {
-                history::note(n, hash_sq, v > alpha);
             }
             if self.stopped {
                 return 0;
@@ -246,15 +229,49 @@ impl Worker<'_> {
         if self.stopped {
             return 0;
         }
-        if tt_on {
-            let bound = if best > alpha {
-                TtBound::Lower
-            } else {
-                TtBound::Upper
-            };
-            self.end_store(key, best_sq, best, n, bound);
-        }
+        let bound = if best > alpha {
+            TtBound::Lower
+        } else {
+            TtBound::Upper
+        };
+        self.end_store(key, best_sq, best, n, bound);
         best
+    }
+
+    /// The table's entry for a null-window node of `n` empties (key
+    /// `key`): `Err` with the value where a stored bound decides the
+    /// window at `alpha`; else the hash move and a hint (a stored move not
+    /// trusted as the hash move, see [`Self::trust_move`]), 64 for none.
+    #[inline]
+    fn end_probe(&self, key: u64, n: u32, alpha: i32) -> Result<(u8, u8), i32> {
+        let (mut hash_sq, mut hint_sq) = (64u8, 64u8);
+        if let Some(e) = self.job.tt.probe(key) {
+            if let Some(s) = e.mv.and_then(|m| m.to_square()) {
+                if self.trust_move(&e, n) {
+                    hash_sq = s.index() as u8;
+                } else {
+                    hint_sq = s.index() as u8;
+                }
+            }
+            if (e.solved || (self.sel_level > 0 && e.depth >= SEL_DEPTH * self.sel_level))
+                && let Some(v) = e.cut(alpha, alpha + 1)
+            {
+                return Err(v);
+            }
+        }
+        Ok((hash_sq, hint_sq))
+    }
+
+    /// The value of the hash move `(sq, flips)` of a null-window node,
+    /// searched alone, with its cut noted in the history.
+    #[inline]
+    fn nws_hash_move(&mut self, b: &Board, (sq, f): (u8, u64), alpha: i32, tie: i32) -> i32 {
+        let child = b.play_flips(sq as usize, f);
+        let v = -self.nws_end(&child, -alpha - 1, -tie);
+        if self.cfg.end_history_weight > 0 {
+            history::note(b.empties(), sq, v > alpha);
+        }
+        v
     }
 
     /// Whether the exact pass takes the move of entry `e` (at `n` empties)

@@ -9,6 +9,7 @@ use super::history;
 use super::worker::Worker;
 use crate::bitboard::{CORNERS, around};
 use crate::board::{Board, flips};
+use crate::moves::Move;
 
 const QUADRANTS: [u64; 4] = [
     0x0000_0000_0f0f_0f0f,
@@ -85,13 +86,84 @@ impl Worker<'_> {
         tie: i32,
         fl: &[u64; 64],
     ) -> EndMoves {
+        let n = b.empties();
+        let odd = odd_squares(b.empty());
+        let plan = self.order_plan(n, order, odd, hint_sq);
+        let mut scratch = Vec::new();
+        let mut m = EndMoves {
+            sq: [0; 64],
+            flips: [0; 64],
+            guess: [-INF; 64],
+            len: 0,
+        };
+        let mut keys = [0i32; 64];
+        let mut l = legal;
+        while l != 0 {
+            let s = l.trailing_zeros() as u8;
+            l &= l - 1;
+            let f = fl[s as usize];
+            let bit = 1u64 << s;
+            let mut guess = -INF;
+            let key = if s == hash_sq {
+                -1
+            } else if order != Order::Parity {
+                let (key, value) = self.cost_key(b, (s, f), &plan, tie, &mut scratch);
+                if value > -INF {
+                    guess = -value;
+                }
+                key
+            } else if odd & bit != 0 {
+                0
+            } else {
+                1
+            };
+            // Insertion keeps equal keys in square order (deterministic).
+            let mut i = m.len;
+            while i > 0 && keys[i - 1] > key {
+                keys[i] = keys[i - 1];
+                m.sq[i] = m.sq[i - 1];
+                m.flips[i] = m.flips[i - 1];
+                m.guess[i] = m.guess[i - 1];
+                i -= 1;
+            }
+            keys[i] = key;
+            m.sq[i] = s;
+            m.flips[i] = f;
+            m.guess[i] = guess;
+            m.len += 1;
+        }
+        m
+    }
+}
+
+/// What [`Worker::end_moves`] computes for each move of a node, from its
+/// empties and [`Order`].
+struct Plan {
+    /// The upper end of the window of the child's value (see
+    /// `end_sort_window`).
+    sort_beta: i32,
+    /// The depth of the table-free search for the child's value (0: none).
+    sort_depth: i32,
+    /// Else the depth + 1 of a midgame search for it (0: none).
+    shallow: i32,
+    mobility_weight: i32,
+    /// The squares of the quadrants with an odd number of empties.
+    odd: u64,
+    /// A stored move not trusted as the hash move (64: none).
+    hint_sq: u8,
+}
+
+impl Worker<'_> {
+    /// The [`Plan`] of a node of `n` empties ordered by `order`, with the
+    /// odd quadrants' squares `odd` and the hint `hint_sq`.
+    #[inline]
+    fn order_plan(&self, n: u32, order: Order, odd: u64, hint_sq: u8) -> Plan {
         // The child's window: its value is wanted exactly where the node's
         // is above `alpha - end_sort_window`.
         let sort_beta = match (order, self.cfg.end_sort_window) {
             (Order::Value(alpha), w) if w > 0 => (w as i32 - alpha).min(INF),
             _ => INF,
         };
-        let n = b.empties();
         let valued = matches!(order, Order::Value(_));
         let sort_depth = if !valued {
             0
@@ -114,77 +186,57 @@ impl Worker<'_> {
         } else {
             self.cfg.end_mobility_weight
         };
-        let mut scratch = Vec::new();
-        let odd = odd_squares(b.empty());
-        let mut m = EndMoves {
-            sq: [0; 64],
-            flips: [0; 64],
-            guess: [-INF; 64],
-            len: 0,
+        Plan {
+            sort_beta,
+            sort_depth,
+            shallow,
+            mobility_weight,
+            odd,
+            hint_sq,
+        }
+    }
+
+    /// The sort key of move `(s, f)` (square, flips) by cost and, as
+    /// `plan` says, the child's value, which comes second (`-INF` where the
+    /// plan computes none).
+    #[inline(always)]
+    fn cost_key(
+        &mut self,
+        b: &Board,
+        (s, f): (u8, u64),
+        plan: &Plan,
+        tie: i32,
+        pv: &mut Vec<Move>,
+    ) -> (i32, i32) {
+        let child = b.play_flips(s as usize, f);
+        let om = child.legal_moves();
+        let mob = (om.count_ones() + (om & CORNERS).count_ones()) as i32;
+        let pot = (around(child.opponent) & child.empty()).count_ones() as i32;
+        let value = if plan.sort_depth > 0 {
+            self.sort_value(&child, -INF, plan.sort_beta, plan.sort_depth, -tie)
+        } else if plan.shallow > 0 {
+            self.pvs(&child, -INF, INF, plan.shallow - 1, -tie, 60, pv)
+        } else {
+            -INF
         };
-        let mut keys = [0i32; 64];
-        let mut l = legal;
-        while l != 0 {
-            let s = l.trailing_zeros() as u8;
-            l &= l - 1;
-            let f = fl[s as usize];
-            let bit = 1u64 << s;
-            let mut guess = -INF;
-            let key = if s == hash_sq {
-                -1
-            } else if order != Order::Parity {
-                let child = b.play_flips(s as usize, f);
-                let om = child.legal_moves();
-                let mob = (om.count_ones() + (om & CORNERS).count_ones()) as i32;
-                let pot = (around(child.opponent) & child.empty()).count_ones() as i32;
-                let value = if sort_depth > 0 {
-                    self.sort_value(&child, -INF, sort_beta, sort_depth, -tie)
-                } else if shallow > 0 {
-                    self.pvs(&child, -INF, INF, shallow - 1, -tie, 60, &mut scratch)
-                } else {
-                    -INF
-                };
-                if value > -INF {
-                    guess = -value;
-                }
-                mob * mobility_weight
-                    + pot * self.cfg.end_potential_weight
-                    + if odd & bit != 0 {
-                        0
-                    } else {
-                        self.cfg.end_parity_weight
-                    }
-                    - if s == hint_sq {
-                        self.cfg.end_hash_bonus as i32
-                    } else {
-                        0
-                    }
-                    + if value > -INF { value } else { 0 }
-                    - if self.cfg.end_history_weight > 0 {
-                        history::bonus(n, s, self.cfg.end_history_weight)
-                    } else {
-                        0
-                    }
-            } else if odd & bit != 0 {
+        let key = mob * plan.mobility_weight
+            + pot * self.cfg.end_potential_weight
+            + if plan.odd >> s & 1 == 1 {
                 0
             } else {
-                1
-            };
-            // Insertion keeps equal keys in square order (deterministic).
-            let mut i = m.len;
-            while i > 0 && keys[i - 1] > key {
-                keys[i] = keys[i - 1];
-                m.sq[i] = m.sq[i - 1];
-                m.flips[i] = m.flips[i - 1];
-                m.guess[i] = m.guess[i - 1];
-                i -= 1;
+                self.cfg.end_parity_weight
             }
-            keys[i] = key;
-            m.sq[i] = s;
-            m.flips[i] = f;
-            m.guess[i] = guess;
-            m.len += 1;
-        }
-        m
+            - if s == plan.hint_sq {
+                self.cfg.end_hash_bonus as i32
+            } else {
+                0
+            }
+            + if value > -INF { value } else { 0 }
+            - if self.cfg.end_history_weight > 0 {
+                history::bonus(b.empties(), s, self.cfg.end_history_weight)
+            } else {
+                0
+            };
+        (key, value)
     }
 }
