@@ -151,6 +151,8 @@ struct Plan {
     odd: u64,
     /// A stored move not trusted as the hash move (64: none).
     hint_sq: u8,
+    /// The node's empties.
+    n: u32,
 }
 
 impl Worker<'_> {
@@ -193,6 +195,7 @@ impl Worker<'_> {
             mobility_weight,
             odd,
             hint_sq,
+            n,
         }
     }
 
@@ -233,7 +236,7 @@ impl Worker<'_> {
             }
             + if value > -INF { value } else { 0 }
             - if self.cfg.end_history_weight > 0 {
-                history::bonus(b.empties(), s, self.cfg.end_history_weight)
+                history::bonus(plan.n, s, self.cfg.end_history_weight)
             } else {
                 0
             };
