@@ -122,6 +122,12 @@ tunables! {
     end_potential_weight: i32 = 16,
     /// Endgame ordering: bonus of a move into an odd quadrant.
     end_parity_weight: i32 = 32,
+    /// Endgame ordering: bonus per disc of the mover's after the move on a
+    /// corner or on an edge square next to a corner it holds (Edax's
+    /// corner stability). 16 against 0 (1 thread, nodes): FFO #40-#48
+    /// -3.6%, #49-#52 -3.2%, #20-#38 0.0%; 32: -5.8%, +0.1%, +0.3%; 64:
+    /// -2.2% on #40-#48 (`docs/endgame-3.md`, session 33).
+    end_corner_weight: i32 = 16,
     /// Endgame ordering adds the child's value by a shallow midgame search
     /// from this many empties (64: never). Measured on FFO #40-#48 (nodes,
     /// 1 thread): the static value (depth 0) with the weights above from
@@ -349,7 +355,7 @@ mod tests {
         let default = Config::default();
         let listed: Vec<&str> = default.names().iter().map(|(n, _)| *n).collect();
         assert_eq!(listed, Config::NAMES);
-        assert_eq!(listed.len(), 56);
+        assert_eq!(listed.len(), 57);
         for (i, name) in Config::NAMES.iter().enumerate() {
             let old = default.names()[i].1;
             let new = if old == 777 { 778 } else { 777 };
