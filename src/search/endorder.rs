@@ -239,8 +239,7 @@ impl Worker<'_> {
         } else {
             -INF
         };
-        let key = mob * plan.mobility_weight
-            + pot * self.cfg.end_potential_weight
+        let key = mob * plan.mobility_weight + pot * self.cfg.end_potential_weight
             - corner * self.cfg.end_corner_weight
             + if plan.odd >> s & 1 == 1 {
                 0
