@@ -84,8 +84,9 @@ pub(crate) struct EndMoves {
 impl Worker<'_> {
     /// Moves of `b` (flips all; `fl`: the flips of each move of `legal`, by
     /// square) best first: hash move, then (unless `order` is `Parity`) a
-    /// key of the opponent's replies (corners twice), potential mobility
-    /// and parity, plus with `Value(alpha)` the child's value from
+    /// key of the opponent's replies (corners twice), potential mobility,
+    /// the mover's discs by the corners (`corner_stable`) and parity, plus
+    /// with `Value(alpha)` the child's value from
     /// `end_shallow_min_empties`: its static value, or a table-free depth-2
     /// search (`sort_value`) from `end_sort_d2_empties` (exact only above
     /// `alpha - end_sort_window`; the replies then weigh
