@@ -92,55 +92,52 @@ print("accuracy vs exact (empties band, n, static MAE, depth-4 MAE, static bias 
 for k in sorted(acc, reverse=True):
     b = acc[k]
     print(f"{k+3}-{k}\t{b[0]}\t{b[1]/b[0]:.2f}\t{b[2]/b[0]:.2f}\t{b[3]/b[0]:+.2f}\t{b[4]/b[0]:+.2f}")
-# NTest's depth-18/17 judge above 24 empties (nj.tsv), per band of 4 empties.
-try:
-    nj = [l.rstrip('\n').split('\t') for l in open('nj_all.tsv')]
-except FileNotFoundError:
-    nj = []
-jg = sorted({x[0] for x in nj})
-# only whole games: drop the last game (it may be in progress)
-jg = set(jg)
-jl = collections.defaultdict(lambda: [0, 0.0, 0])
-for x in nj:
-    if x[0] not in jg:
-        continue
-    e, who, l = int(x[1]), x[2], max(0.0, float(x[7]))
-    b = jl[(who, (e - 1) // 4 * 4 + 1)]
-    b[0] += 1; b[1] += l; b[2] += l >= 2
-    vb, va = float(x[4]), float(x[5]) if x[6] == '1' else -float(x[5])
-    if vb >= 1 and va <= -1:
-        b.append(1)
-print(f"NTest depth 18/17 judge, {len(jg)} games: band, annex moves, discs/move, moves >= 2, moves from >= +1 to <= -1 | ntest")
-tot = {'annex': 0.0, 'ntest': 0.0}
-for b in range(49, 24, -4):
-    a, t = jl[('annex', b)], jl[('ntest', b)]
-    tot['annex'] += a[1]; tot['ntest'] += t[1]
-    print(f"{b+3}-{b}\t{a[0]}\t{a[1]/max(a[0],1):.3f}\t{a[2]}\t{len(a)-3}\t{t[0]}\t{t[1]/max(t[0],1):.3f}\t{t[2]}\t{len(t)-3}")
-if jg:
-    print(f"total above 24 empties a game: annex {tot['annex']/len(jg):.2f}, ntest {tot['ntest']/len(jg):.2f}")
-    both = [firstg[(24, g)] for g in jg if (24, g) in firstg]
-    print(f"judged games with the exact value at 24 known: {len(both)}, Annex's mean exact value there {m(both):+.2f}; judge's net above 24 for Annex {(tot['ntest']-tot['annex'])/len(jg):+.2f}")
-# Annex as a second judge above 24 empties: depth 18 before, 17 after
-# (aj_before.tsv, aj_b.jsonl, aj_a.jsonl; `annex analyze --depth 18 / 17`).
-try:
-    ab = [l.rstrip('\n').split('\t') for l in open('aj_before.tsv')]
-    jb = [json.loads(l) for l in open('aj_b.jsonl')]
-    ja = [json.loads(l) for l in open('aj_a.jsonl')]
-except FileNotFoundError:
-    ab, jb, ja = [], [], []
-if ja:
-    al = collections.defaultdict(lambda: [0, 0.0])
-    ag = set()
-    for x, b, a in zip(ab, jb, ja):
-        ag.add(x[0])
-        va = a['score'] if a['side'] == b['side'] else -a['score']
-        l = max(0.0, b['score'] - va)
-        k = (x[2], (int(x[3]) - 1) // 4 * 4 + 1)
-        al[k][0] += 1; al[k][1] += l
-    print(f"Annex depth 18/17 judge, {len(ag)} games: band, annex moves, discs/move | ntest")
-    ta = {'annex': 0.0, 'ntest': 0.0}
+
+
+def judge_table(name, rows):
+    """Per band of 4 empties above 24: moves, discs lost a move, moves losing
+    2 or more, moves from >= +1 to <= -1, for each engine; then the totals a
+    game and the net against the exact value at 24 empties. `rows`: (game,
+    empties, mover, value before, value after for the mover)."""
+    t = collections.defaultdict(lambda: [0, 0.0, 0, 0])
+    gs = set()
+    for g, e, who, vb, va in rows:
+        gs.add(g)
+        l = max(0.0, vb - va)
+        b = t[(who, (e - 1) // 4 * 4 + 1)]
+        b[0] += 1; b[1] += l; b[2] += l >= 2; b[3] += vb >= 1 and va <= -1
+    if not gs:
+        return
+    print(f"{name}, {len(gs)} games: band, then for annex | ntest: moves, discs/move, moves >= 2, from >= +1 to <= -1")
+    tot = collections.Counter()
     for bb in range(49, 24, -4):
-        a, t = al[('annex', bb)], al[('ntest', bb)]
-        ta['annex'] += a[1]; ta['ntest'] += t[1]
-        print(f"{bb+3}-{bb}\t{a[0]}\t{a[1]/max(a[0],1):.3f}\t{t[0]}\t{t[1]/max(t[0],1):.3f}")
-    print(f"total above 24 a game: annex {ta['annex']/len(ag):.2f}, ntest {ta['ntest']/len(ag):.2f}, net for Annex {(ta['ntest']-ta['annex'])/len(ag):+.2f}")
+        cols = []
+        for who in ('annex', 'ntest'):
+            n, l, big, turn = t[(who, bb)]
+            tot[who] += l
+            cols += [n, f"{l / max(n, 1):.3f}", big, turn]
+        print(f"{bb+3}-{bb}\t" + '\t'.join(map(str, cols)))
+    both = [firstg[(24, g)] for g in gs if (24, g) in firstg]
+    print(f"a game: annex {tot['annex']/len(gs):.2f}, ntest {tot['ntest']/len(gs):.2f}, "
+          f"net for Annex {(tot['ntest']-tot['annex'])/len(gs):+.2f}; the exact value at 24 "
+          f"of {len(both)} of these games {m(both):+.2f}")
+
+
+def lines(path):
+    try:
+        return [l.rstrip('\n') for l in open(path)]
+    except FileNotFoundError:
+        return []
+
+
+# NTest's depth-18/17 judge (nj_all.tsv, ntest_judge.py).
+judge_table("NTest depth 18/17 judge",
+            [(x[0], int(x[1]), x[2], float(x[4]), float(x[5]) if x[6] == '1' else -float(x[5]))
+             for x in (l.split('\t') for l in lines('nj_all.tsv'))])
+# Annex as a second judge: depth 18 before the move, 17 after (aj_before.tsv,
+# aj_b.jsonl, aj_a.jsonl; judge_inputs.py, `annex analyze --depth 18 / 17`).
+rows = []
+for x, b, a in zip((l.split('\t') for l in lines('aj_before.tsv')),
+                   map(json.loads, lines('aj_b.jsonl')), map(json.loads, lines('aj_a.jsonl'))):
+    rows.append((x[0], int(x[3]), x[2], b['score'], a['score'] if a['side'] == b['side'] else -a['score']))
+judge_table("Annex depth 18/17 judge", rows)
