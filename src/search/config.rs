@@ -78,8 +78,11 @@ tunables! {
     sort_min_empties: u32 = 8,
     /// Endgame order: weight of a square's history (its cut rate at these
     /// empties in this search, `history`; 0: off). 1 thread, FFO #40-#52:
-    /// nodes 1.320e9 -> 1.236e9 at 192 (docs/endgame.md).
-    end_history_weight: i32 = 192,
+    /// nodes 1.320e9 -> 1.236e9 at 192 (docs/endgame.md). With the corner
+    /// term (`end_corner_weight`), 128 against 192, nodes at 1 thread: FFO
+    /// #40-#48 -2.9%, #49-#52 +1.1%, #53 -2.9%, #54 -1.3%, #59 -3.1%,
+    /// #20-#38 -1.9% (docs/endgame-3.md, session 34).
+    end_history_weight: i32 = 128,
     /// Endgame: stability cutoffs from this many empties (4 is the lowest
     /// place they are tried: the 1-3 empties solvers have none). 1 thread,
     /// FFO #40-#52 (session 15): from 7 1.731e9 nodes, from 6 1.599e9, from
