@@ -14,11 +14,12 @@ n = len(exout)
 val = {}      # (game, idx) -> (side, exact score for the side to move, empties)
 for i in range(n):
     g, idx = exin[i][0], int(exin[i][1])
-    val[(g, idx)] = (exout[i]['side'], exout[i]['score'], int(exin[i][3]), i)
+    val[(g, idx)] = (exout[i]['side'], exout[i]['score'], int(exin[i][3]))
 games = collections.defaultdict(list)
 for p in pos:
     games[p[0]].append(p)
 band = lambda e: (e - 1) // 2 * 2 + 1   # 24-23 -> 23, ...
+sg = lambda x: (x > 0) - (x < 0)
 loss = collections.defaultdict(lambda: [0, 0.0])
 blunders = collections.Counter()
 turned = collections.Counter()
@@ -37,16 +38,14 @@ for g, ps in games.items():
     for k, p in enumerate(ps):
         if p[2] == 'END' or (g, int(p[1])) not in val:
             continue
-        side, v, e, _ = val[(g, int(p[1]))]
-        if p[2] in ('annex', 'ntest'):
-            black_is = p[2] if side == 'X' else ('ntest' if p[2] == 'annex' else 'annex')
-            if annex_black is None:
-                annex_black = black_is == 'annex'
+        side, v, e = val[(g, int(p[1]))]
+        if annex_black is None and p[2] in ('annex', 'ntest'):
+            annex_black = (p[2] == 'annex') == (side == 'X')
         nxt = ps[k + 1]
         if nxt[2] == 'END':
             vm = res if side == 'X' else -res
         else:
-            s2, v2, _, _ = val[(g, int(nxt[1]))]
+            s2, v2, _ = val[(g, int(nxt[1]))]
             vm = v2 if s2 == side else -v2
         l = v - vm
         if p[2] in ('annex', 'ntest'):
@@ -54,16 +53,13 @@ for g, ps in games.items():
             loss[(p[2], band(e))][1] += l
             if l >= 4:
                 blunders[p[2]] += 1
-            sg = lambda x: (x > 0) - (x < 0)
             if sg(vm) < sg(v):
                 turned[(p[2], band(e))] += sg(v) - sg(vm)
     for lim in (24, 22):
         for p in ps:
             if int(p[3]) <= lim and p[2] != 'END':
-                side, v, e, _ = val[(g, int(p[1]))]
-                # value for Annex: side X is Black
-                mover_black = side == 'X'
-                first[lim].append(v if mover_black == annex_black else -v)
+                side, v, _ = val[(g, int(p[1]))]
+                first[lim].append(v if (side == 'X') == annex_black else -v)
                 firstg[(lim, g)] = first[lim][-1]
                 break
     final.append(res if annex_black else -res)
