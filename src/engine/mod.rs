@@ -174,7 +174,7 @@ impl Engine {
         let fresh = self.needs_table();
         self.prepare();
         if !fresh {
-            self.tt.clear_with(self.threads);
+            self.tt.invalidate_with(self.threads);
         }
     }
 
@@ -243,7 +243,7 @@ impl Engine {
         self.control.user_stop.store(false, Relaxed);
         self.control.ponder.store(limits.ponder, Relaxed);
         self.shared.reset(limits.nodes);
-        self.tt.new_search();
+        self.tt.new_search(self.threads);
         *self.last.lock().unwrap_or_else(|e| e.into_inner()) = None;
         let job = Arc::new(Job {
             position: pos,

@@ -37,7 +37,7 @@
 use super::INF;
 use super::tt_memory::ZeroedSlice;
 use crate::moves::Move;
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 /// Which side of the true value a stored score bounds.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -114,10 +114,30 @@ pub struct AllocError {
 }
 
 /// The shared transposition table.
+///
+/// Clearing a table of a gigabyte takes a tenth of a second, longer than
+/// a shallow search: [`Table::invalidate_with`] instead starts an *epoch*,
+/// and an entry written before it counts as absent (`live`). Entries carry
+/// their search's generation (8 bits); every entry in the table was written
+/// within the last `since_clear` searches (the generations since the last
+/// real clear, see `PASSES`), so while that is below 256 a generation names
+/// one search and the test is exact: the searches see the same table as
+/// after a real clear, entry for entry (a test plays both side by side).
 pub struct Table {
     buckets: ZeroedSlice<Bucket>,
     generation: AtomicU8,
+    /// The first generation of the epoch.
+    epoch: AtomicU8,
+    /// The generations of the epoch less one (`generation - epoch`), or
+    /// 255 when there is no epoch (every entry is live).
+    window: AtomicU8,
+    /// Generations started since the last real clear (saturating).
+    since_clear: AtomicU32,
 }
+
+/// How many generations an epoch may span before the entries older than it
+/// are swept out (their 8-bit generations would come round again).
+const PASSES: u32 = 250;
 
 impl Table {
     /// A table of about `mb` MiB (at least one bucket).
@@ -153,6 +173,9 @@ impl Table {
         Some(Table {
             buckets,
             generation: AtomicU8::new(0),
+            epoch: AtomicU8::new(0),
+            window: AtomicU8::new(u8::MAX),
+            since_clear: AtomicU32::new(0),
         })
     }
 
@@ -202,6 +225,9 @@ impl Table {
             mine.into_iter().flatten().for_each(Self::clear_bucket);
         });
         self.generation.store(0, Relaxed);
+        self.epoch.store(0, Relaxed);
+        self.window.store(u8::MAX, Relaxed);
+        self.since_clear.store(0, Relaxed);
     }
 
     fn clear_bucket(b: &Bucket) {
@@ -211,10 +237,79 @@ impl Table {
         }
     }
 
-    /// Starts a new search: entries of older searches are replaced first.
-    pub fn new_search(&self) {
+    /// Empties the table as [`Table::clear_with`] does, as far as any
+    /// probe or store can tell, without touching its memory: a new epoch
+    /// starts. Once in `PASSES` generations the memory is cleared for real.
+    pub fn invalidate_with(&self, threads: usize) {
+        let since = self.since_clear.load(Relaxed);
+        if since + 1 >= PASSES {
+            self.clear_with(threads);
+            return;
+        }
         let g = self.generation.load(Relaxed).wrapping_add(1);
         self.generation.store(g, Relaxed);
+        self.epoch.store(g, Relaxed);
+        self.window.store(0, Relaxed);
+        self.since_clear.store(since + 1, Relaxed);
+    }
+
+    /// Starts a new search: entries of older searches are replaced first.
+    /// When an epoch has run `PASSES` generations, the entries from before
+    /// it are swept out first (on `threads` threads), so that it can go on
+    /// for good.
+    pub fn new_search(&self, threads: usize) {
+        let mut since = self.since_clear.load(Relaxed).saturating_add(1);
+        if since >= PASSES && self.window.load(Relaxed) != u8::MAX {
+            self.sweep(threads);
+            // Every entry left is of the epoch: it is as old as the table.
+            since = self.window.load(Relaxed) as u32 + 1;
+            self.window.store(u8::MAX, Relaxed);
+        }
+        let g = self.generation.load(Relaxed).wrapping_add(1);
+        self.generation.store(g, Relaxed);
+        self.since_clear.store(since, Relaxed);
+        let w = self.window.load(Relaxed);
+        if w != u8::MAX {
+            self.window.store(w + 1, Relaxed);
+        }
+    }
+
+    /// Empties the slots whose entries are not live.
+    fn sweep(&self, threads: usize) {
+        let chunk = self.buckets.len().div_ceil(threads.max(1)).max(1 << 14);
+        let sweep_part = |part: &[Bucket]| {
+            for b in part {
+                for s in &b.0 {
+                    if !self.live(s.data.load(Relaxed)) {
+                        s.check.store(0, Relaxed);
+                        s.data.store(0, Relaxed);
+                    }
+                }
+            }
+        };
+        std::thread::scope(|sc| {
+            let mut parts = self.buckets.chunks(chunk);
+            let mine = parts.next();
+            for part in parts {
+                if std::thread::Builder::new()
+                    .spawn_scoped(sc, move || sweep_part(part))
+                    .is_err()
+                {
+                    sweep_part(part);
+                }
+            }
+            if let Some(part) = mine {
+                sweep_part(part);
+            }
+        });
+    }
+
+    /// Whether the stored word `data` is an entry of the epoch (an empty
+    /// slot is not).
+    #[inline(always)]
+    fn live(&self, data: u64) -> bool {
+        let gen_ = (data >> GEN_SHIFT) as u8;
+        data != 0 && gen_.wrapping_sub(self.epoch.load(Relaxed)) <= self.window.load(Relaxed)
     }
 
     #[inline]
@@ -250,7 +345,7 @@ impl Table {
     pub fn probe(&self, key: u64) -> Option<TtEntry> {
         for s in &self.bucket(key).0 {
             let data = s.data.load(Relaxed);
-            if data != 0 && s.check.load(Relaxed) ^ data == key {
+            if data != 0 && s.check.load(Relaxed) ^ data == key && self.live(data) {
                 return Some(decode(data));
             }
         }
@@ -284,7 +379,8 @@ impl Table {
         let mut mv_code = mv.map_or(NO_MOVE, |m| m.to_u16() as u64);
         for (i, s) in bucket.0.iter().enumerate() {
             let data = s.data.load(Relaxed);
-            if data == 0 {
+            if !self.live(data) {
+                // Empty, or before the epoch (the same to the search).
                 victim = i;
                 victim_value = i32::MIN;
                 continue;
@@ -491,7 +587,7 @@ mod tests {
             assert!(t.probe(k).is_some(), "key {k}");
         }
         // A new search's stores take the old entries first.
-        t.new_search();
+        t.new_search(1);
         t.store(6, None, 0, 1, TtBound::Exact, false);
         assert!(t.probe(6).is_some());
         assert_eq!(t.hashfull(), 250);
@@ -510,10 +606,66 @@ mod tests {
         let found = keys.iter().filter(|&&k| t.probe(k).is_some()).count();
         assert!(found > keys.len() / 2, "{found} of {} stored", keys.len());
         assert!(t.hashfull() > 0);
-        t.new_search();
+        t.new_search(1);
         t.clear_with(3);
         assert_eq!(t.hashfull(), 0);
         assert!(keys.iter().all(|&k| t.probe(k).is_none()));
         assert_eq!(t.generation.load(Relaxed), 0);
+    }
+
+    /// A table emptied by epochs (`invalidate_with`) answers every probe
+    /// as one cleared for real does, through random stores, new searches
+    /// and new games: long games (the epoch swept), many short ones (the
+    /// real clear every `PASSES` generations) and the wrap of the 8-bit
+    /// generation. Few stores a search, so that old entries last long.
+    #[test]
+    fn epochs_answer_as_real_clears() {
+        let soft = Table::with_buckets(1024).unwrap();
+        let hard = Table::with_buckets(1024).unwrap();
+        let mut rng = crate::rng::Rng::new(0xe90c_5eed);
+        let key = |r: u64| r % 6000 + 1;
+        let (mut sweeps, mut clears, mut probes) = (0, 0, 0);
+        for round in 0..3000 {
+            // Games of 1-3 searches, then ones of 100-400 (up to 160 MiB).
+            let searches = if round % 40 < 30 {
+                1 + rng.next_u64() % 3
+            } else {
+                100 + rng.next_u64() % 300
+            };
+            let before = soft.since_clear.load(Relaxed);
+            soft.invalidate_with(2);
+            hard.clear_with(2);
+            if soft.since_clear.load(Relaxed) == 0 && before > 0 {
+                clears += 1;
+            }
+            for _ in 0..searches {
+                let was_epoch = soft.window.load(Relaxed) != u8::MAX;
+                soft.new_search(2);
+                hard.new_search(2);
+                if was_epoch && soft.window.load(Relaxed) == u8::MAX {
+                    sweeps += 1;
+                }
+                for _ in 0..rng.next_u64() % 4 {
+                    let r = rng.next_u64();
+                    let (k, score) = (key(r >> 8), (r >> 40) as i32 % 200 - 100);
+                    let mv = Move::from_u16((r >> 20) as u16 % 64);
+                    let bound = [TtBound::Lower, TtBound::Upper, TtBound::Exact][(r % 3) as usize];
+                    let (depth, solved) = ((r >> 30) as u32 % 20, r >> 50 & 1 == 1);
+                    soft.store(k, mv, score, depth, bound, solved);
+                    hard.store(k, mv, score, depth, bound, solved);
+                }
+                for _ in 0..8 {
+                    let q = key(rng.next_u64());
+                    let (a, b) = (soft.probe(q), hard.probe(q));
+                    assert_eq!(format!("{a:?}"), format!("{b:?}"), "round {round}, key {q}");
+                    probes += 1;
+                }
+                assert_eq!(soft.hashfull(), hard.hashfull());
+            }
+        }
+        assert!(
+            sweeps > 5 && clears > 5 && probes > 100_000,
+            "{sweeps} {clears} {probes}"
+        );
     }
 }
