@@ -9,8 +9,8 @@
 //!   squares, then C- and X-squares; a square is skipped unless it touches
 //!   an opponent disc and turns something. Stability cutoffs from
 //!   `stability_min_empties` (4), here and at 4 empties.
-//! - `solve4` .. `solve2` (4-2 empties): the same parity order, on the
-//!   squares listed once at 4 empties.
+//! - `solve4` .. `solve2` (4-2 empties): the same parity and class order,
+//!   on the squares listed once at 4 empties.
 //! - `last` (1 empty): whoever can play the square does; the board is full.
 
 use super::endgame::score_diff;
@@ -184,7 +184,8 @@ impl Worker<'_> {
         best
     }
 
-    /// 0-4 empties: squares in parity order, no table; at 4 empties a
+    /// 0-4 empties: squares in parity order (odd quadrants first), then by
+    /// class as in `shallow_static`, no table; at 4 empties a
     /// stability cutoff first when `stability_min_empties` allows it.
     pub(crate) fn solve_small(&mut self, b: &Board, alpha: i32, tie: i32) -> i32 {
         let empty = b.empty();
@@ -192,11 +193,13 @@ impl Worker<'_> {
         let mut sq = [0usize; 4];
         let mut n = 0;
         for set in [empty & odd, empty & !odd] {
-            let mut e = set;
-            while e != 0 {
-                sq[n] = e.trailing_zeros() as usize;
-                e &= e - 1;
-                n += 1;
+            for class in SQUARE_CLASSES {
+                let mut e = set & class;
+                while e != 0 {
+                    sq[n] = e.trailing_zeros() as usize;
+                    e &= e - 1;
+                    n += 1;
+                }
             }
         }
         match n {
