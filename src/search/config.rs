@@ -125,6 +125,14 @@ tunables! {
     end_potential_weight: i32 = 16,
     /// Endgame ordering: bonus of a move into an odd quadrant.
     end_parity_weight: i32 = 32,
+    /// Endgame ordering: a further bonus of a move into a quadrant where it
+    /// is the only empty (no reply there). Below the table (6-7 empties)
+    /// any weight under `end_mobility_weight - end_parity_weight` orders
+    /// the same. 16 against 0 (1 thread, nodes, with the parity order at
+    /// 4-5 empties): FFO #40-#48 -0.33%, #49-#52 -0.38%, #20-#38 -0.05%;
+    /// 48: -0.23% / +0.2% on #40-#48 / #20-#38 (`docs/endgame-3.md`,
+    /// session 35).
+    end_single_weight: i32 = 16,
     /// Endgame ordering: bonus per disc of the mover's after the move on a
     /// corner or on an edge square next to a corner it holds (Edax's
     /// corner stability). 16 against 0 (1 thread, nodes): FFO #40-#48
@@ -358,7 +366,7 @@ mod tests {
         let default = Config::default();
         let listed: Vec<&str> = default.names().iter().map(|(n, _)| *n).collect();
         assert_eq!(listed, Config::NAMES);
-        assert_eq!(listed.len(), 57);
+        assert_eq!(listed.len(), 58);
         for (i, name) in Config::NAMES.iter().enumerate() {
             let old = default.names()[i].1;
             let new = if old == 777 { 778 } else { 777 };

@@ -1,7 +1,8 @@
 //! Move ordering of the endgame solver's nodes with a move list (from
 //! `sort_min_empties`): the hash move first, then fastest-first (the
 //! opponent's replies, corners counted twice), potential mobility, the
-//! mover's discs by the corners, parity and, from
+//! mover's discs by the corners, parity (odd quadrants, and squares alone
+//! in theirs) and, from
 //! `end_shallow_min_empties`, the child's value by a static evaluation or a
 //! shallow search (see [`Worker::end_moves`]).
 
@@ -25,6 +26,19 @@ pub(crate) fn odd_squares(empty: u64) -> u64 {
     let mut m = 0;
     for q in QUADRANTS {
         if (empty & q).count_ones() & 1 == 1 {
+            m |= empty & q;
+        }
+    }
+    m
+}
+
+/// Empty squares alone in their quadrant: a move there leaves the
+/// opponent no reply in that region (the first of the odd squares).
+#[inline]
+pub(crate) fn single_squares(empty: u64) -> u64 {
+    let mut m = 0;
+    for q in QUADRANTS {
+        if (empty & q).count_ones() == 1 {
             m |= empty & q;
         }
     }
@@ -166,6 +180,8 @@ struct Plan {
     mobility_weight: i32,
     /// The squares of the quadrants with an odd number of empties.
     odd: u64,
+    /// The squares alone in their quadrant.
+    single: u64,
     /// A stored move not trusted as the hash move (64: none).
     hint_sq: u8,
     /// The node's empties.
@@ -211,6 +227,7 @@ impl Worker<'_> {
             shallow,
             mobility_weight,
             odd,
+            single: single_squares(odd),
             hint_sq,
             n,
         }
@@ -247,6 +264,11 @@ impl Worker<'_> {
             } else {
                 self.cfg.end_parity_weight
             }
+            - if plan.single >> s & 1 == 1 {
+                self.cfg.end_single_weight
+            } else {
+                0
+            }
             - if s == plan.hint_sq {
                 self.cfg.end_hash_bonus as i32
             } else {
@@ -277,6 +299,35 @@ mod tests {
             }
         }
         n
+    }
+
+    /// Square by square: the empties of each 4x4 quadrant counted.
+    #[test]
+    fn single_and_odd_squares_match_counts() {
+        let mut rng = crate::rng::Rng::new(0x0519_1e50_04d5);
+        for _ in 0..20_000 {
+            let empty = rng.next_u64() & rng.next_u64() & rng.next_u64();
+            let quadrant = |s: u32| (s / 32) * 2 + (s % 8) / 4;
+            let count = |q: u32| {
+                (0..64)
+                    .filter(|&t| empty >> t & 1 == 1 && quadrant(t) == q)
+                    .count()
+            };
+            for s in 0..64u32 {
+                let e = empty >> s & 1 == 1;
+                let c = count(quadrant(s));
+                assert_eq!(
+                    single_squares(empty) >> s & 1 == 1,
+                    e && c == 1,
+                    "{empty:#x} {s}"
+                );
+                assert_eq!(
+                    odd_squares(empty) >> s & 1 == 1,
+                    e && c % 2 == 1,
+                    "{empty:#x} {s}"
+                );
+            }
+        }
     }
 
     #[test]
