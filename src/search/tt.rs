@@ -210,19 +210,11 @@ impl Table {
     /// runs its own pool's jobs meanwhile, and `annex train` creates
     /// engines inside such jobs, which then nested without bound.
     pub fn clear_with(&self, threads: usize) {
-        let chunk = self.buckets.len().div_ceil(threads.max(1)).max(1 << 14);
-        std::thread::scope(|s| {
-            let mut parts = self.buckets.chunks(chunk);
-            let mine = parts.next();
-            for part in parts {
-                // A thread the system refuses: this one clears that part too.
-                let spawned = std::thread::Builder::new()
-                    .spawn_scoped(s, move || part.iter().for_each(Self::clear_bucket));
-                if spawned.is_err() {
-                    part.iter().for_each(Self::clear_bucket);
-                }
+        self.for_each_bucket(threads, |b| {
+            for s in &b.0 {
+                s.check.store(0, Relaxed);
+                s.data.store(0, Relaxed);
             }
-            mine.into_iter().flatten().for_each(Self::clear_bucket);
         });
         self.generation.store(0, Relaxed);
         self.epoch.store(0, Relaxed);
@@ -230,11 +222,24 @@ impl Table {
         self.since_clear.store(0, Relaxed);
     }
 
-    fn clear_bucket(b: &Bucket) {
-        for s in &b.0 {
-            s.check.store(0, Relaxed);
-            s.data.store(0, Relaxed);
-        }
+    /// Runs `f` on every bucket, the table split over `threads` scoped
+    /// threads (see [`Table::clear_with`] for why not rayon).
+    fn for_each_bucket(&self, threads: usize, f: impl Fn(&Bucket) + Sync) {
+        let chunk = self.buckets.len().div_ceil(threads.max(1)).max(1 << 14);
+        let f = &f;
+        std::thread::scope(|s| {
+            let mut parts = self.buckets.chunks(chunk);
+            let mine = parts.next();
+            for part in parts {
+                // A thread the system refuses: this one does that part too.
+                let spawned =
+                    std::thread::Builder::new().spawn_scoped(s, move || part.iter().for_each(f));
+                if spawned.is_err() {
+                    part.iter().for_each(f);
+                }
+            }
+            mine.into_iter().flatten().for_each(f);
+        });
     }
 
     /// Empties the table as [`Table::clear_with`] does, as far as any
@@ -276,30 +281,12 @@ impl Table {
 
     /// Empties the slots whose entries are not live.
     fn sweep(&self, threads: usize) {
-        let chunk = self.buckets.len().div_ceil(threads.max(1)).max(1 << 14);
-        let sweep_part = |part: &[Bucket]| {
-            for b in part {
-                for s in &b.0 {
-                    if !self.live(s.data.load(Relaxed)) {
-                        s.check.store(0, Relaxed);
-                        s.data.store(0, Relaxed);
-                    }
+        self.for_each_bucket(threads, |b| {
+            for s in &b.0 {
+                if !self.live(s.data.load(Relaxed)) {
+                    s.check.store(0, Relaxed);
+                    s.data.store(0, Relaxed);
                 }
-            }
-        };
-        std::thread::scope(|sc| {
-            let mut parts = self.buckets.chunks(chunk);
-            let mine = parts.next();
-            for part in parts {
-                if std::thread::Builder::new()
-                    .spawn_scoped(sc, move || sweep_part(part))
-                    .is_err()
-                {
-                    sweep_part(part);
-                }
-            }
-            if let Some(part) = mine {
-                sweep_part(part);
             }
         });
     }
@@ -626,7 +613,7 @@ mod tests {
         let key = |r: u64| r % 6000 + 1;
         let (mut sweeps, mut clears, mut probes) = (0, 0, 0);
         for round in 0..3000 {
-            // Games of 1-3 searches, then ones of 100-400 (up to 160 MiB).
+            // Games of 1-3 searches, then ones of 100-400.
             let searches = if round % 40 < 30 {
                 1 + rng.next_u64() % 3
             } else {
