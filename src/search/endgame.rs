@@ -132,6 +132,28 @@ impl Worker<'_> {
         Ok((failed, best, best_sq))
     }
 
+    /// Whether the children of a node of `n` empties probe the table.
+    #[inline]
+    fn child_probes(&self, n: u32) -> bool {
+        let c = n - 1;
+        c >= self.cfg.tt_min_empties
+            || (c + 1 == self.cfg.tt_min_empties && self.cfg.tt_edge_mode > 0)
+    }
+
+    /// Starts loading the buckets of the children of `b` after the moves
+    /// of `legal` (flips `fl`), so that their misses overlap.
+    #[inline]
+    fn prefetch_children(&self, b: &Board, legal: u64, fl: &[u64; 64], tie: i32) {
+        let mut l = legal;
+        while l != 0 {
+            let s = l.trailing_zeros() as usize;
+            l &= l - 1;
+            self.job
+                .tt
+                .prefetch(self.key(&b.play_flips(s, fl[s]), -tie));
+        }
+    }
+
     /// Null-window exact search: the value if it is at most `alpha` (an
     /// upper bound) or above it (a lower bound). Returns 0 when stopped.
     pub(crate) fn nws_end(&mut self, b: &Board, alpha: i32, tie: i32) -> i32 {
@@ -187,7 +209,13 @@ impl Worker<'_> {
         let mut best = -INF;
         let mut best_sq = 64u8;
         let mut rest = legal;
-        if n >= self.cfg.etc_min_empties && !expect_all {
+        // Without ETC, which prefetches them, the children's buckets are
+        // fetched before any child is searched, when the children probe.
+        let etc = n >= self.cfg.etc_min_empties && !expect_all;
+        if !etc && self.child_probes(n) {
+            self.prefetch_children(b, legal, &fl, tie);
+        }
+        if etc {
             match self.etc(b, legal, &fl, alpha, tie) {
                 Err(v) => return v,
                 Ok((failed, v, sq)) => {
