@@ -294,6 +294,14 @@ tunables! {
     /// Midgame: the plies taken off a late move, see `mid_lmr_min_depth`
     /// (2 keeps the parity of the depth).
     mid_lmr_r: i32 = 2,
+    /// Endgame: up to this many empties, a node without a hash move
+    /// orders its moves between ETC's prefetches of its children's buckets
+    /// and its probes of them, so that the order's work hides the misses
+    /// (it is wasted where ETC cuts: 7% of its calls, session 33). The same
+    /// nodes; 11 against 0 (1 thread, FFO #40-#48, both binaries at once
+    /// on separate cores): 0.91-0.97 the time, four pairs; 16 against 11:
+    /// +0.5% nodes, 0.98-1.02 the time (`docs/endgame-3.md`, session 36).
+    etc_order_max_empties: u32 = 11,
 }
 
 /// Largest value a tunable can be set to.

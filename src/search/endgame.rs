@@ -37,6 +37,12 @@ use crate::board::Board;
 use crate::moves::Move;
 use crate::square::Square;
 
+/// The children's keys and squares of a node, for ETC.
+struct EtcKeys {
+    keys: [(u64, u8); 36],
+    len: usize,
+}
+
 /// The largest final value: a 64-disc win (ties count half a disc, so
 /// they stay inside).
 const WIPEOUT: i32 = 64 * DISC;
@@ -83,24 +89,15 @@ impl Worker<'_> {
         None
     }
 
-    /// Enhanced transposition cutoff: a child whose stored upper bound
-    /// proves a value above `alpha` for this node (`Err`); otherwise the
-    /// moves whose children's stored lower bounds already prove that they
-    /// fail low, and the best value they prove (`-INF` with none).
-    fn etc(
-        &self,
-        b: &Board,
-        legal: u64,
-        fl: &[u64; 64],
-        alpha: i32,
-        tie: i32,
-    ) -> Result<(u64, i32, u8), i32> {
-        // The children's buckets are prefetched first, so that their cache
-        // misses overlap instead of coming one after the other.
-        // (More than 36 legal moves does not occur in play; any beyond are
-        // just not probed.)
-        let mut keys = [(0u64, 0u8); 36];
-        let mut n = 0;
+    /// The children's keys and squares of the moves `legal` (flips `fl`),
+    /// their buckets prefetched so that the cache misses overlap. (More
+    /// than 36 legal moves does not occur in play; any beyond are just not
+    /// probed.)
+    fn etc_prefetch(&self, b: &Board, legal: u64, fl: &[u64; 64], tie: i32) -> EtcKeys {
+        let mut keys = EtcKeys {
+            keys: [(0, 0); 36],
+            len: 0,
+        };
         let mut l = legal;
         while l != 0 {
             let s = l.trailing_zeros() as usize;
@@ -108,13 +105,22 @@ impl Worker<'_> {
             let child = b.play_flips(s, fl[s]);
             let key = self.key(&child, -tie);
             self.job.tt.prefetch(key);
-            if n < keys.len() {
-                keys[n] = (key, s as u8);
-                n += 1;
+            if keys.len < keys.keys.len() {
+                keys.keys[keys.len] = (key, s as u8);
+                keys.len += 1;
             }
         }
+        keys
+    }
+
+    /// Enhanced transposition cutoff over the children `keys`: a child
+    /// whose stored upper bound proves a value above `alpha` for this node
+    /// (`Err`); otherwise the moves whose children's stored lower bounds
+    /// already prove that they fail low, and the best value they prove
+    /// (`-INF` with none).
+    fn etc_probe(&self, keys: &EtcKeys, alpha: i32) -> Result<(u64, i32, u8), i32> {
         let (mut failed, mut best, mut best_sq) = (0u64, -INF, 64u8);
-        for &(key, s) in &keys[..n] {
+        for &(key, s) in &keys.keys[..keys.len] {
             if let Some(e) = self.job.tt.probe(key)
                 && e.solved
             {
@@ -204,56 +210,11 @@ impl Worker<'_> {
         {
             return v;
         }
-        let fl = legal_flips(b, legal);
-        // Moves already proven to fail low are not searched again.
-        let mut best = -INF;
-        let mut best_sq = 64u8;
-        let mut rest = legal;
-        // Without ETC, which prefetches them, the children's buckets are
-        // fetched before any child is searched, when the children probe.
-        let etc = n >= self.cfg.etc_min_empties && !expect_all;
-        if !etc && self.child_probes(n) {
-            self.prefetch_children(b, legal, &fl, tie);
-        }
-        if etc {
-            match self.etc(b, legal, &fl, alpha, tie) {
+        let (best, best_sq) =
+            match self.nws_children(b, alpha, tie, legal, (hash_sq, hint_sq), expect_all) {
+                Ok(r) => r,
                 Err(v) => return v,
-                Ok((failed, v, sq)) => {
-                    rest &= !failed;
-                    (best, best_sq) = (v, sq);
-                }
-            }
-        }
-        // The hash move alone first: the order of the others is computed
-        // only when it does not cut.
-        if hash_sq < 64 && rest & (1u64 << hash_sq) != 0 {
-            let v = self.nws_hash_move(b, (hash_sq, fl[hash_sq as usize]), alpha, tie);
-            if v > best {
-                (best, best_sq) = (v, hash_sq);
-            }
-            if self.stopped {
-                return 0;
-            }
-            rest &= !(1u64 << hash_sq);
-        }
-        if best <= alpha && rest != 0 {
-            let order = if n < self.cfg.sort_min_empties {
-                Order::Parity
-            } else if expect_all {
-                Order::Cost
-            } else {
-                Order::Value(alpha)
             };
-            let moves = self.end_moves(b, rest, (64, hint_sq), order, tie, &fl);
-            let (v, sq) = if n >= self.cfg.split_min_empties && self.can_split() {
-                self.nws_split(b, alpha, tie, &moves)
-            } else {
-                self.nws_moves(b, alpha, tie, &moves)
-            };
-            if v > best {
-                (best, best_sq) = (v, sq);
-            }
-        }
         if self.stopped {
             return 0;
         }
@@ -264,6 +225,79 @@ impl Worker<'_> {
         };
         self.end_store(key, best_sq, best, n, bound);
         best
+    }
+
+    /// The children of the null-window node `b` (moves `legal`, not all
+    /// passes) searched until one cuts: ETC (`Err` with the value where a
+    /// child's stored bound decides the node), the hash move alone, then
+    /// the others in order. Returns the best value and its square (64 when
+    /// every move was proven to fail low by the table alone).
+    fn nws_children(
+        &mut self,
+        b: &Board,
+        alpha: i32,
+        tie: i32,
+        legal: u64,
+        (hash_sq, hint_sq): (u8, u8),
+        expect_all: bool,
+    ) -> Result<(i32, u8), i32> {
+        let n = b.empties();
+        let fl = legal_flips(b, legal);
+        let order = if n < self.cfg.sort_min_empties {
+            Order::Parity
+        } else if expect_all {
+            Order::Cost
+        } else {
+            Order::Value(alpha)
+        };
+        // Moves already proven to fail low are not searched again.
+        let (mut best, mut best_sq) = (-INF, 64u8);
+        let mut rest = legal;
+        let mut early = None;
+        let etc = n >= self.cfg.etc_min_empties && !expect_all;
+        if etc {
+            let keys = self.etc_prefetch(b, legal, &fl, tie);
+            if hash_sq >= 64 && n <= self.cfg.etc_order_max_empties {
+                early = Some(self.end_moves(b, legal, (64, hint_sq), order, tie, &fl));
+            }
+            let (failed, v, sq) = self.etc_probe(&keys, alpha)?;
+            rest &= !failed;
+            (best, best_sq) = (v, sq);
+        } else if self.child_probes(n) {
+            // Without ETC the children's buckets are fetched here, before
+            // any child is searched.
+            self.prefetch_children(b, legal, &fl, tie);
+        }
+        // The hash move alone first: the order of the others is computed
+        // only when it does not cut.
+        if hash_sq < 64 && rest & (1u64 << hash_sq) != 0 {
+            let v = self.nws_hash_move(b, (hash_sq, fl[hash_sq as usize]), alpha, tie);
+            if v > best {
+                (best, best_sq) = (v, hash_sq);
+            }
+            if self.stopped {
+                return Ok((0, best_sq));
+            }
+            rest &= !(1u64 << hash_sq);
+        }
+        if best <= alpha && rest != 0 {
+            let moves = match early {
+                Some(mut m) => {
+                    m.retain(rest);
+                    m
+                }
+                None => self.end_moves(b, rest, (64, hint_sq), order, tie, &fl),
+            };
+            let (v, sq) = if n >= self.cfg.split_min_empties && self.can_split() {
+                self.nws_split(b, alpha, tie, &moves)
+            } else {
+                self.nws_moves(b, alpha, tie, &moves)
+            };
+            if v > best {
+                (best, best_sq) = (v, sq);
+            }
+        }
+        Ok((best, best_sq))
     }
 
     /// The table's entry for a null-window node of `n` empties (key

@@ -95,6 +95,22 @@ pub(crate) struct EndMoves {
     pub len: usize,
 }
 
+impl EndMoves {
+    /// Keeps the moves on the squares of `keep`, in order.
+    pub(crate) fn retain(&mut self, keep: u64) {
+        let mut j = 0;
+        for i in 0..self.len {
+            if keep >> self.sq[i] & 1 == 1 {
+                self.sq[j] = self.sq[i];
+                self.flips[j] = self.flips[i];
+                self.guess[j] = self.guess[i];
+                j += 1;
+            }
+        }
+        self.len = j;
+    }
+}
+
 impl Worker<'_> {
     /// Moves of `b` (flips all; `fl`: the flips of each move of `legal`, by
     /// square) best first: hash move, then (unless `order` is `Parity`) a
