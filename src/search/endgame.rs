@@ -377,7 +377,7 @@ impl Worker<'_> {
         let mut best_sq = moves.sq[0];
         let n = b.empties();
         for i in 0..moves.len {
-            let child = b.play_flips(moves.sq[i] as usize, moves.flips[i]);
+            let child = b.play_flips(moves.sq[i] as usize, moves.flips_of(i));
             self.expect_all = self.expects_cut(moves.guess[i], alpha);
             let v = -self.nws_end(&child, -alpha - 1, -tie);
             if self.stopped {
@@ -495,7 +495,7 @@ impl Worker<'_> {
         for i in 0..moves.len {
             if i == 1 && split {
                 let kids: Vec<Board> = (0..moves.len)
-                    .map(|i| b.play_flips(moves.sq[i] as usize, moves.flips[i]))
+                    .map(|i| b.play_flips(moves.sq[i] as usize, moves.flips_of(i)))
                     .collect();
                 self.pv_rest(
                     &kids,
@@ -519,7 +519,7 @@ impl Worker<'_> {
                 }
                 break;
             }
-            let child = b.play_flips(moves.sq[i] as usize, moves.flips[i]);
+            let child = b.play_flips(moves.sq[i] as usize, moves.flips_of(i));
             let mut v;
             if i == 0 {
                 v = -self.pvs_end(&child, -beta, -alpha, -tie, &mut cpv);

@@ -86,23 +86,29 @@ pub(crate) enum Order {
 }
 
 /// A sorted move list of an endgame node.
-pub(crate) struct EndMoves {
+pub(crate) struct EndMoves<'f> {
     pub sq: [u8; 64],
-    pub flips: [u64; 64],
+    /// The flips of each legal move of the node, by square.
+    pub flips: &'f [u64; 64],
     /// Each move's value for the side to move by the ordering's shallow
     /// search or static value (`-INF` where the order computed none).
     pub guess: [i32; 64],
     pub len: usize,
 }
 
-impl EndMoves {
+impl EndMoves<'_> {
+    /// The flips of the `i`-th move.
+    #[inline]
+    pub(crate) fn flips_of(&self, i: usize) -> u64 {
+        self.flips[self.sq[i] as usize]
+    }
+
     /// Keeps the moves on the squares of `keep`, in order.
     pub(crate) fn retain(&mut self, keep: u64) {
         let mut j = 0;
         for i in 0..self.len {
             if keep >> self.sq[i] & 1 == 1 {
                 self.sq[j] = self.sq[i];
-                self.flips[j] = self.flips[i];
                 self.guess[j] = self.guess[i];
                 j += 1;
             }
@@ -124,22 +130,22 @@ impl Worker<'_> {
     /// stored move not trusted as the hash move); with `Parity`, odd
     /// quadrants first.
     #[inline]
-    pub(crate) fn end_moves(
+    pub(crate) fn end_moves<'f>(
         &mut self,
         b: &Board,
         legal: u64,
         (hash_sq, hint_sq): (u8, u8),
         order: Order,
         tie: i32,
-        fl: &[u64; 64],
-    ) -> EndMoves {
+        fl: &'f [u64; 64],
+    ) -> EndMoves<'f> {
         let n = b.empties();
         let odd = odd_squares(b.empty());
         let plan = self.order_plan(n, order, odd, hint_sq);
         let mut scratch = Vec::new();
         let mut m = EndMoves {
             sq: [0; 64],
-            flips: [0; 64],
+            flips: fl,
             guess: [-INF; 64],
             len: 0,
         };
@@ -169,13 +175,11 @@ impl Worker<'_> {
             while i > 0 && keys[i - 1] > key {
                 keys[i] = keys[i - 1];
                 m.sq[i] = m.sq[i - 1];
-                m.flips[i] = m.flips[i - 1];
                 m.guess[i] = m.guess[i - 1];
                 i -= 1;
             }
             keys[i] = key;
             m.sq[i] = s;
-            m.flips[i] = f;
             m.guess[i] = guess;
             m.len += 1;
         }

@@ -76,7 +76,7 @@ impl<'a> Worker<'a> {
         let serial = serial + probable;
         let mut best = (-INF, moves.sq[0]);
         for i in 0..serial {
-            let child = b.play_flips(moves.sq[i] as usize, moves.flips[i]);
+            let child = b.play_flips(moves.sq[i] as usize, moves.flips_of(i));
             self.expect_all = self.expects_cut(moves.guess[i], alpha);
             let v = -self.nws_end(&child, -alpha - 1, -tie);
             if self.stopped {
@@ -94,7 +94,7 @@ impl<'a> Worker<'a> {
         }
         let rest: Vec<((Board, bool), u8)> = (serial..moves.len)
             .map(|i| {
-                let child = b.play_flips(moves.sq[i] as usize, moves.flips[i]);
+                let child = b.play_flips(moves.sq[i] as usize, moves.flips_of(i));
                 let all = self.expects_cut(moves.guess[i], alpha);
                 ((child, all), moves.sq[i])
             })
