@@ -645,6 +645,39 @@ mod tests {
     /// without the probe. Positions of random games, 16-18 empties, large
     /// enough to fill the region (one table per position and setting,
     /// kept across windows).
+    /// Ordering between ETC's prefetches and probes changes no value, and
+    /// up to 11 empties (where the order has no side effects: no
+    /// evaluation, no killers) not even the tree; from 12 it may.
+    #[test]
+    fn early_order_changes_no_value() {
+        let configs = [0, 11, 64].map(|m| Config {
+            etc_order_max_empties: m,
+            ..Config::default()
+        });
+        let mut rng = crate::rng::Rng::new(0x0e7c_0de5);
+        let positions = (0..8u32).map(|i| random_position(&mut rng, 15 + i % 4));
+        let mut searched = 0;
+        for b in positions.filter(|b| b.legal_moves() != 0 && b.empties() >= 15) {
+            let mut found = Vec::new();
+            for cfg in &configs {
+                let mut job = Job::for_test(cfg.clone(), None);
+                job.tt = std::sync::Arc::new(Table::new(8));
+                let mut w = Worker::new(&job);
+                let exact = w.pvs_end(&b, -INF, INF, 1, &mut Vec::new());
+                let decided: Vec<bool> = [exact - DISC, exact - 1, exact, exact + DISC]
+                    .into_iter()
+                    .map(|alpha| w.nws_end(&b, alpha, 1) > alpha)
+                    .collect();
+                found.push((exact, decided, w.total + w.local));
+            }
+            assert_eq!((found[1].0, &found[1].1), (found[0].0, &found[0].1));
+            assert_eq!((found[2].0, &found[2].1), (found[0].0, &found[0].1));
+            assert_eq!(found[1].2, found[0].2, "the same tree up to 11 empties");
+            searched += 1;
+        }
+        assert!(searched >= 4, "{searched}");
+    }
+
     #[test]
     fn table_settings_change_work_not_values() {
         let base = Config {

@@ -350,6 +350,34 @@ mod tests {
         }
     }
 
+    /// `retain` keeps the listed moves on the given squares, in order,
+    /// with their guesses and flips.
+    #[test]
+    fn retain_keeps_order_and_data() {
+        let mut fl = [0u64; 64];
+        for (s, f) in fl.iter_mut().enumerate() {
+            *f = (s as u64 + 1) * 0x0101;
+        }
+        let order = [9u8, 3, 40, 17, 62, 0];
+        let mut m = EndMoves {
+            sq: [0; 64],
+            flips: &fl,
+            guess: [-INF; 64],
+            len: order.len(),
+        };
+        for (i, &s) in order.iter().enumerate() {
+            m.sq[i] = s;
+            m.guess[i] = 10 * i as i32;
+        }
+        m.retain((1 << 3) | (1 << 17) | (1 << 0) | (1 << 33));
+        assert_eq!(&m.sq[..m.len], &[3, 17, 0]);
+        assert_eq!(&m.guess[..m.len], &[10, 30, 50]);
+        assert_eq!(
+            (0..m.len).map(|i| m.flips_of(i)).collect::<Vec<_>>(),
+            [4 * 0x0101, 18 * 0x0101, 0x0101]
+        );
+    }
+
     #[test]
     fn corner_stable_matches_square_by_square() {
         let mut rng = crate::rng::Rng::new(0xc0e2_57ab);
