@@ -638,13 +638,21 @@ mod tests {
         assert!(differed > 0, "the flag never changed the search");
     }
 
-    /// The table's settings change the work, never the values: exact
-    /// values and null-window decisions with the defaults (keys of few
-    /// empties in a near region, here 1 MiB of a table of 8; the table
-    /// probed one empty below it) agree with those without the region and
-    /// without the probe. Positions of random games, 16-18 empties, large
-    /// enough to fill the region (one table per position and setting,
-    /// kept across windows).
+    /// The exact value of `b` with `cfg` (a table of 8 MiB of its own),
+    /// whether null windows just around it fail high (the table kept across
+    /// the windows), and the nodes of all of it.
+    fn values_and_work(cfg: &Config, b: &Board) -> (i32, Vec<bool>, u64) {
+        let mut job = Job::for_test(cfg.clone(), None);
+        job.tt = std::sync::Arc::new(Table::new(8));
+        let mut w = Worker::new(&job);
+        let exact = w.pvs_end(b, -INF, INF, 1, &mut Vec::new());
+        let decided = [exact - DISC, exact - 1, exact, exact + DISC]
+            .into_iter()
+            .map(|alpha| w.nws_end(b, alpha, 1) > alpha)
+            .collect();
+        (exact, decided, w.total + w.local)
+    }
+
     /// Ordering between ETC's prefetches and probes changes no value, and
     /// up to 11 empties (where the order has no side effects: no
     /// evaluation, no killers) not even the tree; from 12 it may.
@@ -658,18 +666,7 @@ mod tests {
         let positions = (0..8u32).map(|i| random_position(&mut rng, 15 + i % 4));
         let mut searched = 0;
         for b in positions.filter(|b| b.legal_moves() != 0 && b.empties() >= 15) {
-            let mut found = Vec::new();
-            for cfg in &configs {
-                let mut job = Job::for_test(cfg.clone(), None);
-                job.tt = std::sync::Arc::new(Table::new(8));
-                let mut w = Worker::new(&job);
-                let exact = w.pvs_end(&b, -INF, INF, 1, &mut Vec::new());
-                let decided: Vec<bool> = [exact - DISC, exact - 1, exact, exact + DISC]
-                    .into_iter()
-                    .map(|alpha| w.nws_end(&b, alpha, 1) > alpha)
-                    .collect();
-                found.push((exact, decided, w.total + w.local));
-            }
+            let found: Vec<_> = configs.iter().map(|c| values_and_work(c, &b)).collect();
             assert_eq!((found[1].0, &found[1].1), (found[0].0, &found[0].1));
             assert_eq!((found[2].0, &found[2].1), (found[0].0, &found[0].1));
             assert_eq!(found[1].2, found[0].2, "the same tree up to 11 empties");
@@ -678,6 +675,13 @@ mod tests {
         assert!(searched >= 4, "{searched}");
     }
 
+    /// The table's settings change the work, never the values: exact
+    /// values and null-window decisions with the defaults (keys of few
+    /// empties in a near region, here 1 MiB of a table of 8; the table
+    /// probed one empty below it) agree with those without the region and
+    /// without the probe. Positions of random games, 16-18 empties, large
+    /// enough to fill the region (one table per position and setting,
+    /// kept across windows).
     #[test]
     fn table_settings_change_work_not_values() {
         let base = Config {
@@ -700,18 +704,7 @@ mod tests {
         let mut rng = crate::rng::Rng::new(0x4ea2_ba5e);
         let positions = (0..8u32).map(|i| random_position(&mut rng, 16 + i % 3));
         for b in positions.filter(|b| b.legal_moves() != 0 && b.empties() >= 16) {
-            let mut found = Vec::new();
-            for cfg in &configs {
-                let mut job = Job::for_test(cfg.clone(), None);
-                job.tt = std::sync::Arc::new(Table::new(8));
-                let mut w = Worker::new(&job);
-                let exact = w.pvs_end(&b, -INF, INF, 1, &mut Vec::new());
-                let decided: Vec<bool> = [exact - DISC, exact - 1, exact, exact + DISC]
-                    .into_iter()
-                    .map(|alpha| w.nws_end(&b, alpha, 1) > alpha)
-                    .collect();
-                found.push((exact, decided, w.total + w.local));
-            }
+            let found: Vec<_> = configs.iter().map(|c| values_and_work(c, &b)).collect();
             for (k, f) in found.iter().enumerate() {
                 assert_eq!((f.0, &f.1), (found[0].0, &found[0].1), "setting {k}");
                 differed[k] += usize::from(f.2 != found[0].2);
