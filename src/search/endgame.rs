@@ -13,7 +13,10 @@
 //!   any depth, midgame entries only for their move.
 //! - From `etc_min_empties`: enhanced transposition cutoffs (a child's
 //!   stored bound cuts the node), and moves whose children are stored as
-//!   failing low are not searched again.
+//!   failing low are not searched again. The children's buckets are
+//!   prefetched first; up to `etc_order_max_empties` a node without a hash
+//!   move computes its move order while they load. Nodes without ETC
+//!   prefetch their children's buckets too, where those probe.
 //! - From `split_min_empties` with several threads: split points (see
 //!   `parallel`).
 //!
