@@ -92,27 +92,42 @@ impl Worker<'_> {
         None
     }
 
-    /// The children's keys and squares of the moves `legal` (flips `fl`),
-    /// their buckets prefetched so that the cache misses overlap. (More
-    /// than 36 legal moves does not occur in play; any beyond are just not
-    /// probed.)
+    /// Calls `f` with the key and square of each child of `b` after the
+    /// moves `legal` (flips `fl`), its bucket prefetched first so that the
+    /// children's cache misses overlap.
+    #[inline(always)]
+    fn prefetch_children(
+        &self,
+        b: &Board,
+        legal: u64,
+        fl: &[u64; 64],
+        tie: i32,
+        mut f: impl FnMut(u64, u8),
+    ) {
+        let mut l = legal;
+        while l != 0 {
+            let s = l.trailing_zeros() as usize;
+            l &= l - 1;
+            let key = self.key(&b.play_flips(s, fl[s]), -tie);
+            self.job.tt.prefetch(key);
+            f(key, s as u8);
+        }
+    }
+
+    /// The children's keys and squares for ETC, their buckets prefetched.
+    /// (More than 36 legal moves does not occur in play; any beyond are
+    /// just not probed.)
     fn etc_prefetch(&self, b: &Board, legal: u64, fl: &[u64; 64], tie: i32) -> EtcKeys {
         let mut keys = EtcKeys {
             keys: [(0, 0); 36],
             len: 0,
         };
-        let mut l = legal;
-        while l != 0 {
-            let s = l.trailing_zeros() as usize;
-            l &= l - 1;
-            let child = b.play_flips(s, fl[s]);
-            let key = self.key(&child, -tie);
-            self.job.tt.prefetch(key);
+        self.prefetch_children(b, legal, fl, tie, |key, s| {
             if keys.len < keys.keys.len() {
-                keys.keys[keys.len] = (key, s as u8);
+                keys.keys[keys.len] = (key, s);
                 keys.len += 1;
             }
-        }
+        });
         keys
     }
 
@@ -141,26 +156,12 @@ impl Worker<'_> {
         Ok((failed, best, best_sq))
     }
 
-    /// Whether the children of a node of `n` empties probe the table.
+    /// Whether the children of a node of `n` empties (at least
+    /// `tt_min_empties`) probe the table: from one empty above it, or at
+    /// the edge below it (`tt_edge_mode`).
     #[inline]
     fn child_probes(&self, n: u32) -> bool {
-        let c = n - 1;
-        c >= self.cfg.tt_min_empties
-            || (c + 1 == self.cfg.tt_min_empties && self.cfg.tt_edge_mode > 0)
-    }
-
-    /// Starts loading the buckets of the children of `b` after the moves
-    /// of `legal` (flips `fl`), so that their misses overlap.
-    #[inline]
-    fn prefetch_children(&self, b: &Board, legal: u64, fl: &[u64; 64], tie: i32) {
-        let mut l = legal;
-        while l != 0 {
-            let s = l.trailing_zeros() as usize;
-            l &= l - 1;
-            self.job
-                .tt
-                .prefetch(self.key(&b.play_flips(s, fl[s]), -tie));
-        }
+        n > self.cfg.tt_min_empties || self.cfg.tt_edge_mode > 0
     }
 
     /// Null-window exact search: the value if it is at most `alpha` (an
@@ -269,7 +270,7 @@ impl Worker<'_> {
         } else if self.child_probes(n) {
             // Without ETC the children's buckets are fetched here, before
             // any child is searched.
-            self.prefetch_children(b, legal, &fl, tie);
+            self.prefetch_children(b, legal, &fl, tie, |_, _| {});
         }
         // The hash move alone first: the order of the others is computed
         // only when it does not cut.
