@@ -337,7 +337,7 @@ impl Worker<'_> {
         let child = b.play_flips(sq as usize, f);
         let v = -self.nws_end(&child, -alpha - 1, -tie);
         if self.cfg.end_history_weight > 0 {
-            history::note(b.empties(), sq, v > alpha);
+            history::note(b.empties(), sq, v > alpha, self.cfg.end_history_weight);
         }
         v
     }
@@ -390,7 +390,7 @@ impl Worker<'_> {
                 return (0, best_sq);
             }
             if self.cfg.end_history_weight > 0 {
-                history::note(n, moves.sq[i], v > alpha);
+                history::note(n, moves.sq[i], v > alpha, self.cfg.end_history_weight);
             }
             if v > best {
                 best = v;

@@ -321,7 +321,7 @@ impl Worker<'_> {
             }
             + if value > -INF { value } else { 0 }
             - if self.cfg.end_history_weight > 0 {
-                history::bonus(plan.n, s, self.cfg.end_history_weight)
+                history::bonus(plan.n, s)
             } else {
                 0
             };
