@@ -384,12 +384,8 @@ mod tests {
             *f = (s as u64 + 1) * 0x0101;
         }
         let order = [9u8, 3, 40, 17, 62, 0];
-        let mut m = EndMoves {
-            sq: [0; 64],
-            flips: &fl,
-            guess: [-INF; 64],
-            len: order.len(),
-        };
+        let mut m = EndMoves::new(&fl);
+        m.len = order.len();
         for (i, &s) in order.iter().enumerate() {
             m.sq[i] = s;
             m.guess[i] = 10 * i as i32;
