@@ -61,8 +61,21 @@ tunables! {
     /// reaches beta from this many empties (below, it values every child,
     /// whose exact values and best moves the endgame solver's ordering uses).
     frontier_cut_min_empties: u32 = 30,
-    /// Endgame: transposition table from this many empties.
+    /// Endgame: transposition table from this many empties (with
+    /// `tt_edge_mode`, probed from one fewer), where the search's root has
+    /// fewer than `tt_deep_root_empties`.
     tt_min_empties: u32 = 8,
+    /// From this many empties at the search's root, the table starts at
+    /// `tt_deep_min_empties` instead of `tt_min_empties`: a large solve
+    /// pays more for the table's misses at 8-9 empties than their entries
+    /// save it, a small one (its entries stay in the caches) less.
+    tt_deep_root_empties: u32 = 20,
+    /// See `tt_deep_root_empties`. 10 against 8 (`docs/endgame-4.md`,
+    /// session 38): 1 thread, FFO #40-#48 +14% nodes and 0.93-0.95 the
+    /// time, #49-#52 +13% and about 0.92; 2 threads, #50-#52 +10% nodes
+    /// and 0.90 the time, #53 +9% and 0.93. At 18 empties level, at 14
+    /// 1.3 times the time; 12 slower than 10 on #40-#48.
+    tt_deep_min_empties: u32 = 10,
     /// Positions of at most this many empties (0: none) keep their table
     /// entries in the table's first `tt_near_mb` MiB, whose lines stay in
     /// the caches and the address translation's reach, instead of across
@@ -374,7 +387,7 @@ mod tests {
         let default = Config::default();
         let listed: Vec<&str> = default.names().iter().map(|(n, _)| *n).collect();
         assert_eq!(listed, Config::NAMES);
-        assert_eq!(listed.len(), 59);
+        assert_eq!(listed.len(), 61);
         for (i, name) in Config::NAMES.iter().enumerate() {
             let old = default.names()[i].1;
             let new = if old == 777 { 778 } else { 777 };

@@ -9,8 +9,9 @@
 //!   `end_moves`).
 //! - From `stability_min_empties`: stability cutoffs (the opponent's
 //!   stable discs bound the final score from above).
-//! - From `tt_min_empties`: the shared table; solved entries are used at
-//!   any depth, midgame entries only for their move.
+//! - From `tt_min_empties` (`tt_deep_min_empties` where the search's root
+//!   has `tt_deep_root_empties` or more): the shared table; solved entries
+//!   are used at any depth, midgame entries only for their move.
 //! - From `etc_min_empties`: enhanced transposition cutoffs (a child's
 //!   stored bound cuts the node), and moves whose children are stored as
 //!   failing low are not searched again. The children's buckets are
@@ -685,7 +686,8 @@ mod tests {
     /// values and null-window decisions with the defaults (keys of few
     /// empties in a near region, here 1 MiB of a table of 8; the table
     /// probed one empty below it) agree with those without the region and
-    /// without the probe. Positions of random games, 16-18 empties, large
+    /// without the probe, and with the table from fewer empties.
+    /// Positions of random games, 16-18 empties, large
     /// enough to fill the region (one table per position and setting,
     /// kept across windows).
     #[test]
@@ -705,8 +707,15 @@ mod tests {
                 tt_edge_mode: 0,
                 ..base.clone()
             },
+            // The table from `tt_min_empties` (8) instead of
+            // `tt_deep_min_empties` (10, the test job's root being the
+            // start position).
+            Config {
+                tt_deep_root_empties: 64,
+                ..base.clone()
+            },
         ];
-        let mut differed = [0; 3];
+        let mut differed = [0; 4];
         let mut rng = crate::rng::Rng::new(0x4ea2_ba5e);
         let positions = (0..8u32).map(|i| random_position(&mut rng, 16 + i % 3));
         for b in positions.filter(|b| b.legal_moves() != 0 && b.empties() >= 16) {
@@ -717,7 +726,28 @@ mod tests {
             }
             assert_eq!(found[0].1, [true, true, false, false]);
         }
-        assert!(differed[1] > 0 && differed[2] > 0, "{differed:?}");
+        assert!(differed[1..].iter().all(|&d| d > 0), "{differed:?}");
+    }
+
+    /// A worker takes the deep roots' table threshold from
+    /// `tt_deep_root_empties` empties at its job's root, the other one
+    /// below.
+    #[test]
+    fn deep_roots_start_the_table_later() {
+        let cfg = Config::default();
+        assert!(cfg.tt_deep_min_empties > cfg.tt_min_empties);
+        let mut rng = crate::rng::Rng::new(0xdee9_7007);
+        let deep = cfg.tt_deep_root_empties;
+        for empties in [12, deep - 1, deep, 40] {
+            let mut job = Job::for_test(cfg.clone(), None);
+            job.position.board = random_position(&mut rng, empties);
+            let want = if job.position.board.empties() >= deep {
+                cfg.tt_deep_min_empties
+            } else {
+                cfg.tt_min_empties
+            };
+            assert_eq!(Worker::new(&job).cfg.tt_min_empties, want, "{empties}");
+        }
     }
 
     /// Moves whose children the table already proves to fail low are not
