@@ -741,7 +741,9 @@ mod tests {
         for empties in [12, deep - 1, deep, 40] {
             let mut job = Job::for_test(cfg.clone(), None);
             job.position.board = random_position(&mut rng, empties);
-            let want = if job.position.board.empties() >= deep {
+            // Both sides of the threshold are checked: no game ended early.
+            assert_eq!(job.position.board.empties(), empties);
+            let want = if empties >= deep {
                 cfg.tt_deep_min_empties
             } else {
                 cfg.tt_min_empties
