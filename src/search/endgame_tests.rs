@@ -1,0 +1,231 @@
+//! Tests of the exact solver (`endgame.rs`): work-saving settings and
+//! flags change the work, never the values.
+
+use super::super::tt::Table;
+use super::super::{Config, Job};
+use super::*;
+use crate::position::Position;
+use crate::rules::RuleSet;
+
+/// A position of a random game with `empties` empty squares (or the
+/// game's end, if it ends first).
+fn random_position(rng: &mut crate::rng::Rng, empties: u32) -> Board {
+    let mut b = Position::start(&RuleSet::default()).board;
+    while b.empties() > empties {
+        match super::super::random_step(rng, &b) {
+            Some(next) => b = next,
+            None => break,
+        }
+    }
+    b
+}
+
+/// Positions of 24 random games (seed `seed`) at 12-15 empties, those
+/// with a move and at least 12 empties.
+fn test_positions(seed: u64) -> Vec<Board> {
+    let mut rng = crate::rng::Rng::new(seed);
+    (0..24u32)
+        .map(|i| random_position(&mut rng, 12 + i % 4))
+        .filter(|b| b.legal_moves() != 0 && b.empties() >= 12)
+        .collect()
+}
+
+/// An expected all-node (`end_all_margin`) lists every move once in
+/// its cost order and computes no values for it; searched as one, a
+/// node decides each null window as it does otherwise: the flag changes
+/// the work, never the result. Positions of random games, 12-15
+/// empties, each with its own fresh table.
+#[test]
+fn expected_all_nodes_change_work_not_values() {
+    let mut differed = 0;
+    for b in test_positions(0xa11_0de5) {
+        let legal = b.legal_moves();
+        let job = Job::for_test(Config::default(), None);
+        let mut w = Worker::new(&job);
+        let fl = legal_flips(&b, legal);
+        let cost = w.end_moves(&b, legal, (64, 64), Order::Cost, 1, &fl);
+        let valued = w.end_moves(&b, legal, (64, 64), Order::Value(0), 1, &fl);
+        let listed = |m: &EndMoves| m.sq[..m.len].iter().fold(0u64, |a, &s| a | 1 << s);
+        assert_eq!(
+            (cost.len, listed(&cost)),
+            (legal.count_ones() as usize, legal)
+        );
+        assert_eq!(listed(&valued), legal);
+        assert!(cost.guess[..cost.len].iter().all(|&g| g == -INF));
+        assert!(valued.guess[..valued.len].iter().all(|&g| g > -INF));
+
+        let mut pv = Vec::new();
+        let exact = w.pvs_end(&b, -INF, INF, 1, &mut pv);
+        for alpha in [exact - DISC, exact, exact + DISC] {
+            let mut nodes = [0u64; 2];
+            let mut decided = [false; 2];
+            for (k, all) in [false, true].into_iter().enumerate() {
+                let job = Job::for_test(Config::default(), None);
+                let mut w = Worker::new(&job);
+                w.expect_all = all;
+                let v = w.nws_end(&b, alpha, 1);
+                assert!(!w.expect_all, "the search takes the flag");
+                assert!(if v > alpha { v <= exact } else { v >= exact });
+                decided[k] = v > alpha;
+                nodes[k] = w.total + w.local;
+            }
+            assert_eq!(decided, [exact > alpha; 2], "alpha {alpha}, exact {exact}");
+            differed += usize::from(nodes[0] != nodes[1]);
+        }
+    }
+    assert!(differed > 0, "the flag never changed the search");
+}
+
+/// The exact value of `b` with `cfg` (a table of 8 MiB of its own),
+/// whether null windows just around it fail high (the table kept across
+/// the windows), and the nodes of all of it.
+fn values_and_work(cfg: &Config, b: &Board) -> (i32, Vec<bool>, u64) {
+    let mut job = Job::for_test(cfg.clone(), None);
+    job.tt = std::sync::Arc::new(Table::new(8));
+    let mut w = Worker::new(&job);
+    let exact = w.pvs_end(b, -INF, INF, 1, &mut Vec::new());
+    let decided = [exact - DISC, exact - 1, exact, exact + DISC]
+        .into_iter()
+        .map(|alpha| w.nws_end(b, alpha, 1) > alpha)
+        .collect();
+    (exact, decided, w.total + w.local)
+}
+
+/// Ordering between ETC's prefetches and probes changes no value, and
+/// up to 11 empties (where the order has no side effects: no
+/// evaluation, no killers) not even the tree; from 12 it may.
+#[test]
+fn early_order_changes_no_value() {
+    let configs = [0, 11, 64].map(|m| Config {
+        etc_order_max_empties: m,
+        ..Config::default()
+    });
+    let mut rng = crate::rng::Rng::new(0x0e7c_0de5);
+    let positions = (0..8u32).map(|i| random_position(&mut rng, 15 + i % 4));
+    let mut searched = 0;
+    for b in positions.filter(|b| b.legal_moves() != 0 && b.empties() >= 15) {
+        let found: Vec<_> = configs.iter().map(|c| values_and_work(c, &b)).collect();
+        assert_eq!((found[1].0, &found[1].1), (found[0].0, &found[0].1));
+        assert_eq!((found[2].0, &found[2].1), (found[0].0, &found[0].1));
+        assert_eq!(found[1].2, found[0].2, "the same tree up to 11 empties");
+        searched += 1;
+    }
+    assert!(searched >= 4, "{searched}");
+}
+
+/// The table's settings change the work, never the values: exact
+/// values and null-window decisions with the defaults (keys of few
+/// empties in a near region, here 1 MiB of a table of 8; the table
+/// probed one empty below it) agree with those without the region and
+/// without the probe, and with the table from fewer empties.
+/// Positions of random games, 16-18 empties, large
+/// enough to fill the region (one table per position and setting,
+/// kept across windows).
+#[test]
+fn table_settings_change_work_not_values() {
+    let base = Config {
+        tt_near_mb: 1,
+        ..Config::default()
+    };
+    assert!(base.tt_near_empties > 0 && base.tt_edge_mode == 2);
+    let configs = [
+        base.clone(),
+        Config {
+            tt_near_empties: 0,
+            ..base.clone()
+        },
+        Config {
+            tt_edge_mode: 0,
+            ..base.clone()
+        },
+        // The table from `tt_min_empties` (8) instead of
+        // `tt_deep_min_empties` (10, the test job's root being the
+        // start position).
+        Config {
+            tt_deep_root_empties: 64,
+            ..base.clone()
+        },
+    ];
+    let mut differed = [0; 4];
+    let mut rng = crate::rng::Rng::new(0x4ea2_ba5e);
+    let positions = (0..8u32).map(|i| random_position(&mut rng, 16 + i % 3));
+    for b in positions.filter(|b| b.legal_moves() != 0 && b.empties() >= 16) {
+        let found: Vec<_> = configs.iter().map(|c| values_and_work(c, &b)).collect();
+        for (k, f) in found.iter().enumerate() {
+            assert_eq!((f.0, &f.1), (found[0].0, &found[0].1), "setting {k}");
+            differed[k] += usize::from(f.2 != found[0].2);
+        }
+        assert_eq!(found[0].1, [true, true, false, false]);
+    }
+    assert!(differed[1..].iter().all(|&d| d > 0), "{differed:?}");
+}
+
+/// A worker takes the deep roots' table threshold from
+/// `tt_deep_root_empties` empties at its job's root, the other one
+/// below.
+#[test]
+fn deep_roots_start_the_table_later() {
+    let cfg = Config::default();
+    assert!(cfg.tt_deep_min_empties > cfg.tt_min_empties);
+    let mut rng = crate::rng::Rng::new(0xdee9_7007);
+    let deep = cfg.tt_deep_root_empties;
+    for empties in [12, deep - 1, deep, 40] {
+        let mut job = Job::for_test(cfg.clone(), None);
+        job.position.board = random_position(&mut rng, empties);
+        // Both sides of the threshold are checked: no game ended early.
+        assert_eq!(job.position.board.empties(), empties);
+        let want = if empties >= deep {
+            cfg.tt_deep_min_empties
+        } else {
+            cfg.tt_min_empties
+        };
+        assert_eq!(Worker::new(&job).cfg.tt_min_empties, want, "{empties}");
+    }
+}
+
+/// Moves whose children the table already proves to fail low are not
+/// searched again (`etc`), and the node's fail-soft value stays a true
+/// bound. Each child of a random position (12-15 empties) is solved
+/// exactly into the table first, all of them or every other one; the
+/// node's null window is then decided against its exact value, which
+/// a fresh table computes. With every child stored, no child is
+/// visited: one node.
+#[test]
+fn children_proven_to_fail_are_not_searched_again() {
+    let mut checked = 0;
+    for b in test_positions(0xe7c_5c1f) {
+        let legal = b.legal_moves();
+        let exact = {
+            let job = Job::for_test(Config::default(), None);
+            Worker::new(&job).pvs_end(&b, -INF, INF, 1, &mut Vec::new())
+        };
+        let fl = legal_flips(&b, legal);
+        for every in [1, 2] {
+            for alpha in [exact - 2 * DISC, exact - 1, exact, exact + DISC] {
+                let job = Job::for_test(Config::default(), None);
+                let mut w = Worker::new(&job);
+                let mut l = legal;
+                let mut k = 0;
+                while l != 0 {
+                    let s = l.trailing_zeros() as usize;
+                    l &= l - 1;
+                    if k % every == 0 {
+                        let child = b.play_flips(s, fl[s]);
+                        w.pvs_end(&child, -INF, INF, -1, &mut Vec::new());
+                    }
+                    k += 1;
+                }
+                let before = w.total + w.local;
+                let v = w.nws_end(&b, alpha, 1);
+                assert!(if v > alpha { v <= exact } else { v >= exact });
+                assert_eq!(v > alpha, exact > alpha, "alpha {alpha}, exact {exact}");
+                if every == 1 {
+                    assert_eq!(w.total + w.local - before, 1, "children searched again");
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 40, "too few positions: {checked}");
+}
+
