@@ -168,6 +168,17 @@ tunables! {
     /// fewer nodes than 10 on FFO #20-#52 at about 1% more time per
     /// node, `docs/endgame-2.md`, session 28).
     etc_min_empties: u32 = 9,
+    /// Endgame: the table-free search keeps a small per-thread cache of
+    /// its bounds (`shallow_cache`) at `shallow_cache_min_empties` to
+    /// `shallow_cache_max_empties` empties, `shallow_cache_kb` KiB a
+    /// thread (a power of two of 24-byte entries, at most that).
+    shallow_cache_kb: u32 = 256,
+    /// See `shallow_cache_kb`.
+    shallow_cache_min_empties: u32 = 5,
+    /// See `shallow_cache_kb`; no cache when this is below
+    /// `shallow_cache_min_empties`. 9 (where the table is probed too)
+    /// measured level with 8.
+    shallow_cache_max_empties: u32 = 8,
     /// Exact solves from this many empties start with selective passes.
     sel_min_empties: u32 = 18,
     /// ProbCut widths of the selective passes, in hundredths of a sigma
@@ -387,7 +398,7 @@ mod tests {
         let default = Config::default();
         let listed: Vec<&str> = default.names().iter().map(|(n, _)| *n).collect();
         assert_eq!(listed, Config::NAMES);
-        assert_eq!(listed.len(), 61);
+        assert_eq!(listed.len(), 64);
         for (i, name) in Config::NAMES.iter().enumerate() {
             let old = default.names()[i].1;
             let new = if old == 777 { 778 } else { 777 };

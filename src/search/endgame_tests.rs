@@ -229,3 +229,100 @@ fn children_proven_to_fail_are_not_searched_again() {
     assert!(checked >= 40, "too few positions: {checked}");
 }
 
+/// The table-free search's cache (`shallow_cache`) changes the work, never
+/// the values: exact values and null-window decisions with it (the
+/// default, a tiny one whose slots are taken over all the time, one up to
+/// 9 empties) agree with those without it. The cache is kept across the
+/// windows and across both tie signs, which must not share entries.
+/// Positions of random games, 12-15 empties, a few of them draws (where
+/// the tie sign decides the value).
+#[test]
+fn shallow_cache_changes_work_not_values() {
+    let base = Config::default();
+    assert!(base.shallow_cache_min_empties <= base.shallow_cache_max_empties);
+    let configs = [
+        Config {
+            shallow_cache_max_empties: 0,
+            ..base.clone()
+        },
+        base.clone(),
+        Config {
+            shallow_cache_kb: 1,
+            ..base.clone()
+        },
+        Config {
+            shallow_cache_max_empties: 9,
+            ..base.clone()
+        },
+    ];
+    let values = |cfg: &Config, b: &Board| {
+        let mut job = Job::for_test(cfg.clone(), None);
+        job.tt = std::sync::Arc::new(Table::new(8));
+        let mut w = Worker::new(&job);
+        let mut found = Vec::new();
+        for tie in [1, -1] {
+            let exact = w.pvs_end(b, -INF, INF, tie, &mut Vec::new());
+            found.push(exact);
+            for alpha in [exact - DISC, exact - 1, exact, exact + DISC] {
+                found.push(i32::from(w.nws_end(b, alpha, tie) > alpha));
+            }
+        }
+        (found, w.total + w.local)
+    };
+    let mut rng = crate::rng::Rng::new(0x5ca1_ab1e);
+    let positions = (0..40u32).map(|i| random_position(&mut rng, 12 + i % 4));
+    let (mut searched, mut draws, mut differed) = (0, 0, [0; 4]);
+    for b in positions.filter(|b| b.legal_moves() != 0 && b.empties() >= 12) {
+        let found: Vec<_> = configs.iter().map(|c| values(c, &b)).collect();
+        draws += usize::from(found[0].0[0].abs() == DISC / 2);
+        for (k, f) in found.iter().enumerate() {
+            assert_eq!(f.0, found[0].0, "setting {k}");
+            differed[k] += usize::from(f.1 != found[0].1);
+        }
+        searched += 1;
+    }
+    assert!(
+        searched >= 20 && draws >= 2,
+        "{searched} positions, {draws} draws"
+    );
+    assert!(differed[1..].iter().all(|&d| d > 0), "{differed:?}");
+}
+
+/// Drawn positions of 6-8 empties, searched by `shallow` in one worker
+/// with both tie signs and windows on both sides of each tie's value:
+/// the cache's entries of one tie sign never answer for the other (a
+/// draw is worth +1/2 disc to one side and -1/2 to the other).
+#[test]
+fn shallow_cache_keeps_tie_signs_apart() {
+    let off = Config {
+        shallow_cache_max_empties: 0,
+        ..Config::default()
+    };
+    let mut rng = crate::rng::Rng::new(0x7e_d1a3);
+    let mut draws = 0;
+    for i in 0..400u32 {
+        let b = random_position(&mut rng, 6 + i % 3);
+        if b.legal_moves() == 0 || b.empties() < 6 {
+            continue;
+        }
+        let fresh =
+            |tie, alpha| Worker::new(&Job::for_test(off.clone(), None)).shallow(&b, alpha, tie);
+        if fresh(1, 0) != DISC / 2 {
+            continue;
+        }
+        draws += 1;
+        let job = Job::for_test(Config::default(), None);
+        let mut w = Worker::new(&job);
+        for tie in [1, -1, 1] {
+            for alpha in [-DISC / 2 - 1, -DISC / 2, DISC / 2 - 1, DISC / 2] {
+                let v = w.shallow(&b, alpha, tie);
+                assert_eq!(
+                    v > alpha,
+                    fresh(tie, alpha) > alpha,
+                    "tie {tie}, alpha {alpha}"
+                );
+            }
+        }
+    }
+    assert!(draws >= 5, "{draws}");
+}

@@ -25,6 +25,7 @@ mod midgame;
 mod parallel;
 mod root;
 mod shallow;
+mod shallow_cache;
 mod sortsearch;
 mod stability;
 mod worker;

@@ -9,7 +9,11 @@
 //!   within a parity class, corners, then edges, then inner squares, then
 //!   C- and X-squares; a square is skipped unless it touches
 //!   an opponent disc and turns something. Stability cutoffs from
-//!   `stability_min_empties` (4), here and at 4 empties.
+//!   `stability_min_empties` (4), here and at 4 empties. At 5-8 empties
+//!   (`shallow_cache_min_empties`..`shallow_cache_max_empties`) a small
+//!   per-thread cache of bounds ([`super::shallow_cache`]) is probed
+//!   after the stability test and filled after the search; the sorted
+//!   nodes prefetch their children's slots.
 //! - `solve4` .. `solve2` (4-2 empties): the same parity and class order,
 //!   on the squares listed once at 4 empties.
 //! - `last` (1 empty): whoever can play the square does; the board is full.
@@ -110,6 +114,27 @@ impl Worker<'_> {
         {
             return v;
         }
+        let cached =
+            (self.cfg.shallow_cache_min_empties..=self.cfg.shallow_cache_max_empties).contains(&n);
+        let mut slot = 0;
+        if cached {
+            let c = self.scache.as_ref().expect("a worker's cache");
+            slot = c.slot(b);
+            if let Some(v) = c.probe(slot, b, tie, alpha) {
+                return v;
+            }
+        }
+        let v = self.shallow_value(b, alpha, tie, n);
+        if cached && !self.stopped {
+            let c = self.scache.as_mut().expect("a worker's cache");
+            c.store(slot, b, tie, alpha, v);
+        }
+        v
+    }
+
+    /// `shallow` past its cutoffs and cache: the moves, or the pass.
+    #[inline(always)]
+    fn shallow_value(&mut self, b: &Board, alpha: i32, tie: i32, n: u32) -> i32 {
         let best = if (self.cfg.shallow_sort_min_empties..=16).contains(&n) {
             self.shallow_sorted(b, alpha, tie)
         } else {
@@ -216,11 +241,21 @@ impl Worker<'_> {
         let mut moves = [(0i32, 0usize, 0u64); 16];
         let mut len = 0;
         let mut e = b.legal_moves();
+        let n = empty.count_ones();
+        let prefetch = (self.cfg.shallow_cache_min_empties + 1
+            ..=self.cfg.shallow_cache_max_empties + 1)
+            .contains(&n);
         while e != 0 {
             let s = e.trailing_zeros() as usize;
             e &= e - 1;
             let f = flips(b.player, b.opponent, s);
             let child = b.play_flips(s, f);
+            if prefetch {
+                self.scache
+                    .as_ref()
+                    .expect("a worker's cache")
+                    .prefetch(&child);
+            }
             let om = child.legal_moves();
             let mob = (om.count_ones() + (om & CORNERS).count_ones()) as i32;
             let parity = if odd >> s & 1 == 1 {

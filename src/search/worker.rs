@@ -1,6 +1,7 @@
 //! The state of one search task (the root search, or a task of a split
 //! point): node counter, stop flag, move buffers.
 
+use super::shallow_cache::{self, ShallowCache};
 use super::{Config, Job, tt_key};
 use crate::bitboard::SQUARE_CLASSES;
 use crate::board::Board;
@@ -55,6 +56,17 @@ pub(crate) struct Worker<'a> {
     /// (see [`Worker::key`]).
     near_shift: u32,
     bufs: Vec<Vec<Child>>,
+    /// This thread's cache of the table-free search (always `Some` until
+    /// the worker ends, when it goes back to the thread's pool).
+    pub scache: Option<ShallowCache>,
+}
+
+impl Drop for Worker<'_> {
+    fn drop(&mut self) {
+        if let Some(c) = self.scache.take() {
+            shallow_cache::give_back(c);
+        }
+    }
 }
 
 impl<'a> Worker<'a> {
@@ -74,6 +86,11 @@ impl<'a> Worker<'a> {
             cfg.tt_min_empties = cfg.tt_deep_min_empties;
         }
         let near_shift = job.tt.near_shift(cfg.tt_near_mb as usize);
+        let scache = Some(shallow_cache::take(
+            cfg.shallow_cache_kb,
+            job.shared.generation.load(Relaxed),
+            job.rules.scoring,
+        ));
         Worker {
             job,
             rules: job.rules,
@@ -89,6 +106,7 @@ impl<'a> Worker<'a> {
             sel_t: 0,
             near_shift,
             bufs: Vec::new(),
+            scache,
         }
     }
 
