@@ -67,6 +67,13 @@ impl ShallowCache {
         }
     }
 
+    /// The number of slots `new(kb)` makes, without allocating: the
+    /// largest power of two that fits in `kb` KiB, at least one.
+    fn new_len(kb: u32) -> usize {
+        let want = (kb as usize * 1024 / std::mem::size_of::<Entry>()).max(1);
+        1 << want.ilog2()
+    }
+
     /// Number of slots.
     fn len(&self) -> usize {
         self.entries.len()
@@ -164,18 +171,6 @@ pub(crate) fn take(kb: u32, generation: u64, scoring: Scoring) -> ShallowCache {
 /// Returns a cache taken with [`take`] to this thread's pool.
 pub(crate) fn give_back(c: ShallowCache) {
     POOL.with(|p| p.borrow_mut().push(c));
-}
-
-impl ShallowCache {
-    /// The number of slots `new(kb)` makes, without allocating.
-    fn new_len(kb: u32) -> usize {
-        let want = (kb as usize * 1024 / std::mem::size_of::<Entry>()).max(1);
-        if want.is_power_of_two() {
-            want
-        } else {
-            want.next_power_of_two() / 2
-        }
-    }
 }
 
 #[cfg(test)]
