@@ -21,6 +21,10 @@
 //! - From `split_min_empties` with several threads: split points (see
 //!   `parallel`).
 //!
+//! - At every node with a table (and below it, in `shallow`): a move that
+//!   turns all the opponent's discs ends the game, and decides the node
+//!   at once when its value is above the window (exact at 64 discs).
+//!
 //! WLD is the same search in the window `(-1, 1)`.
 //!
 //! Selective passes (before an exact solve from `sel_min_empties`): the
@@ -88,6 +92,30 @@ impl Worker<'_> {
             let max = max_with(st);
             if max <= alpha {
                 return Some(max);
+            }
+        }
+        None
+    }
+
+    /// The value and square of a move among `legal` (flips `fl`) that turns
+    /// every opponent disc, if there is one: the game ends there, so the
+    /// value is exact, and every such move has the same one (the mover
+    /// ends with all the discs).
+    #[inline]
+    pub(crate) fn wipeout(
+        &self,
+        b: &Board,
+        legal: u64,
+        fl: &[u64; 64],
+        tie: i32,
+    ) -> Option<(i32, u8)> {
+        let mut l = legal;
+        while l != 0 {
+            let s = l.trailing_zeros() as usize;
+            l &= l - 1;
+            if fl[s] == b.opponent {
+                let v = -final_value(&b.play_flips(s, fl[s]), self.scoring, -tie);
+                return Some((v, s as u8));
             }
         }
         None
@@ -246,6 +274,12 @@ impl Worker<'_> {
     ) -> Result<(i32, u8), i32> {
         let n = b.empties();
         let fl = legal_flips(b, legal);
+        // A move that ends the game beyond alpha decides the node at once.
+        if let Some((v, _)) = self.wipeout(b, legal, &fl, tie)
+            && v > alpha
+        {
+            return Err(v);
+        }
         let order = if n < self.cfg.sort_min_empties {
             Order::Parity
         } else if expect_all {
@@ -493,6 +527,20 @@ impl Worker<'_> {
             return v;
         }
         let fl = legal_flips(b, legal);
+        // A move that ends the game at or beyond beta, or with the largest
+        // value, is the node's value (exact in the second case).
+        if let Some((v, s)) = self.wipeout(b, legal, &fl, tie)
+            && (v >= beta || v >= WIPEOUT)
+        {
+            pv.push(Move::square(Square::from_index_unchecked(s)));
+            let bound = if v >= WIPEOUT {
+                TtBound::Exact
+            } else {
+                TtBound::Lower
+            };
+            self.end_store(key, s, v, n, bound);
+            return v;
+        }
         let moves = self.end_moves(b, legal, (hash_sq, 64), Order::Value(alpha), tie, &fl);
         let alpha0 = alpha;
         let mut best = -INF;

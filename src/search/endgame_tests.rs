@@ -326,3 +326,96 @@ fn shallow_cache_keeps_tie_signs_apart() {
     }
     assert!(draws >= 5, "{draws}");
 }
+
+/// `b` with the opponent's discs cut down to those that the move on `m`
+/// turns (the others become the mover's), so that `m` takes them all:
+/// the runs that `m` turns still end on the mover's discs, and no other
+/// run from `m` is left.
+fn with_wipeout(b: &Board, m: usize) -> Board {
+    let f = crate::board::flips(b.player, b.opponent, m);
+    Board::new(b.player | (b.opponent & !f), f)
+}
+
+/// Plain negamax (no window, no table, no ordering): the exact value in
+/// the solver's units.
+fn negamax(b: &Board, scoring: crate::rules::Scoring, tie: i32) -> i32 {
+    let legal = b.legal_moves();
+    if legal == 0 {
+        if b.pass().legal_moves() == 0 {
+            return final_value(b, scoring, tie);
+        }
+        return -negamax(&b.pass(), scoring, -tie);
+    }
+    let mut best = -INF;
+    let mut l = legal;
+    while l != 0 {
+        let s = l.trailing_zeros() as usize;
+        l &= l - 1;
+        best = best.max(-negamax(&b.play_square(s), scoring, -tie));
+    }
+    best
+}
+
+/// A move that turns every opponent disc ends the game: the solver takes
+/// it at once with its exact value (64 discs, or the mover's discs when
+/// empties are not counted). From 6 empties the node is decided before
+/// any child is searched (one node); at 5 (parity order) the value is
+/// the same. One ply before (the other side to move, the threat on the
+/// board), the values are a plain negamax's.
+#[test]
+fn wipeout_moves_decide_at_once() {
+    use crate::rules::Scoring;
+    let mut rng = crate::rng::Rng::new(0x0d15_c5e7);
+    let (mut tried, mut before) = (0, 0);
+    for i in 0..300u32 {
+        let n = 5 + i % 12;
+        let b = random_position(&mut rng, n);
+        let legal = b.legal_moves();
+        if legal == 0 || b.empties() != n {
+            continue;
+        }
+        let w = with_wipeout(&b, legal.trailing_zeros() as usize);
+        for scoring in [Scoring::Wof, Scoring::Count] {
+            let job = Job::for_test(Config::default(), None);
+            let mut wk = Worker::new(&job);
+            wk.scoring = scoring;
+            let m = legal.trailing_zeros() as usize;
+            let value = -final_value(&w.play_square(m), scoring, -1);
+            if scoring == Scoring::Wof {
+                assert_eq!(value, WIPEOUT);
+            }
+            for alpha in [-INF + 1, -DISC, 0, value - DISC, value - 1] {
+                let before_nodes = wk.total + wk.local;
+                let v = wk.nws_end(&w, alpha, 1);
+                assert!(
+                    v > alpha && v <= value,
+                    "{w:?} alpha {alpha}: {v} vs {value}"
+                );
+                if n >= 6 {
+                    // 0 where the window alone decides (below -64 discs).
+                    assert!(wk.total + wk.local - before_nodes <= 1, "{w:?}");
+                }
+            }
+            let mut pv = Vec::new();
+            let exact = wk.pvs_end(&w, -INF, INF, 1, &mut pv);
+            assert!(exact >= value, "{w:?}");
+            if scoring == Scoring::Wof {
+                assert_eq!((exact, pv.len()), (WIPEOUT, 1), "{w:?}");
+                let s = pv[0].to_square().expect("a square").index();
+                assert_eq!(w.play_square(s).player, 0, "{w:?}: {s} takes every disc");
+            }
+            tried += 1;
+            let threat = w.pass();
+            if threat.empties() <= 9 && threat.legal_moves() != 0 {
+                let want = negamax(&threat, scoring, 1);
+                let mut pv = Vec::new();
+                assert_eq!(wk.pvs_end(&threat, -INF, INF, 1, &mut pv), want);
+                for alpha in [want - DISC, want - 1, want] {
+                    assert_eq!(wk.nws_end(&threat, alpha, 1) > alpha, want > alpha);
+                }
+                before += 1;
+            }
+        }
+    }
+    assert!(tried >= 400 && before >= 100, "{tried} {before}");
+}

@@ -195,6 +195,13 @@ impl Worker<'_> {
             if f == 0 {
                 continue;
             }
+            if f == b.opponent {
+                // The game ends: the exact value, whatever the order says.
+                let v = -final_value(&b.play_flips(s, f), self.scoring, -tie);
+                if v > alpha {
+                    return v;
+                }
+            }
             if let Some(v) = self.shallow_step(b, s, f, alpha, tie, &mut best) {
                 return v;
             }
@@ -250,6 +257,13 @@ impl Worker<'_> {
             e &= e - 1;
             let f = flips(b.player, b.opponent, s);
             let child = b.play_flips(s, f);
+            if f == b.opponent {
+                // The game ends: the exact value, whatever the order says.
+                let v = -final_value(&child, self.scoring, -tie);
+                if v > alpha {
+                    return v;
+                }
+            }
             if prefetch {
                 self.scache
                     .as_ref()
