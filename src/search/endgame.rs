@@ -53,7 +53,7 @@ struct EtcKeys {
 
 /// The largest final value: a 64-disc win (ties count half a disc, so
 /// they stay inside).
-const WIPEOUT: i32 = 64 * DISC;
+pub(crate) const WIPEOUT: i32 = 64 * DISC;
 
 /// The highest final value a side can still reach when the other side
 /// owns `stable` discs that nothing can turn.
