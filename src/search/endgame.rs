@@ -20,7 +20,6 @@
 //!   prefetch their children's buckets too, where those probe.
 //! - From `split_min_empties` with several threads: split points (see
 //!   `parallel`).
-//!
 //! - At every node with a table (and below it, in `shallow`): a move that
 //!   turns all the opponent's discs ends the game, and decides the node
 //!   at once when its value is above the window (exact at 64 discs).

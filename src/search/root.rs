@@ -560,8 +560,8 @@ mod tests {
     /// The exact solve after a previous value of +64 or -64 discs lands on
     /// the exact value wherever it is (the window widens from the
     /// narrow one): positions of random games at 10-13 empties, and ones
-    /// where the mover's first move turns every opponent disc, each
-    /// checked against a full-window search of a fresh worker.
+    /// where the other side threatens a move that turns all the mover's
+    /// discs, each checked against a full-window search of a fresh worker.
     #[test]
     fn solve_after_a_64_disc_value_is_exact() {
         let mut rng = crate::rng::Rng::new(0x64_d15c);
