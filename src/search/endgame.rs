@@ -101,13 +101,7 @@ impl Worker<'_> {
     /// value is exact, and every such move has the same one (the mover
     /// ends with all the discs).
     #[inline]
-    pub(crate) fn wipeout(
-        &self,
-        b: &Board,
-        legal: u64,
-        fl: &[u64; 64],
-        tie: i32,
-    ) -> Option<(i32, u8)> {
+    fn wipeout(&self, b: &Board, legal: u64, fl: &[u64; 64], tie: i32) -> Option<(i32, u8)> {
         let mut l = legal;
         while l != 0 {
             let s = l.trailing_zeros() as usize;
