@@ -129,7 +129,7 @@ tunables! {
     /// FFO #40-#48 -3.2% nodes, #49-#52 -1.0%, #20-#38 -2.0%.
     end_mobility_weight: i32 = 112,
     /// Endgame ordering: the weight of the opponent's mobility instead of
-    /// `end_mobility_weight` where the child's value is a depth-2 search
+    /// `end_mobility_weight` where the child's value is a depth-2 (or deeper) search
     /// (from `end_sort_d2_empties`), whose value already sees the replies.
     /// 80 against 112 (1 thread, nodes): FFO #40-#48 -6.5%, #49-#52 -1.2%,
     /// #20-#38 -1.7% (`docs/endgame-2.md`, session 29).
@@ -258,6 +258,14 @@ tunables! {
     /// fourth-generation weights (session 21), 17 against 16: -2.9% / -3.9%,
     /// #20-#38 +0.8%; with mobility weight 112 both: -6.0% / -4.9% / -1.2%.
     end_sort_d2_empties: u32 = 17,
+    /// Endgame ordering: the same at depth 3 from this many empties, and
+    /// at depth 4 from `end_sort_d4_empties` (64: never); the replies
+    /// weigh `end_d2_mobility_weight` there too. At 22 and 24 against
+    /// depth 2 (1 thread): FFO #56-#58 -15.0% nodes, #53-#54 -5.5%,
+    /// #49-#52 +1.4% (docs/endgame-4.md, session 42).
+    end_sort_d3_empties: u32 = 22,
+    /// Endgame ordering: see `end_sort_d3_empties`.
+    end_sort_d4_empties: u32 = 24,
     /// Endgame ordering: the shallow search of a child is exact only down
     /// to this many search units below the node's alpha (a fail-soft
     /// bound below; Edax sorts the same way with 8 discs); 0: a full
@@ -398,7 +406,7 @@ mod tests {
         let default = Config::default();
         let listed: Vec<&str> = default.names().iter().map(|(n, _)| *n).collect();
         assert_eq!(listed, Config::NAMES);
-        assert_eq!(listed.len(), 64);
+        assert_eq!(listed.len(), 66);
         for (i, name) in Config::NAMES.iter().enumerate() {
             let old = default.names()[i].1;
             let new = if old == 777 { 778 } else { 777 };

@@ -136,7 +136,8 @@ impl Worker<'_> {
     /// the mover's discs by the corners (`corner_stable`) and parity, plus
     /// with `Value(alpha)` the child's value from
     /// `end_shallow_min_empties`: its static value, or a table-free depth-2
-    /// search (`sort_value`) from `end_sort_d2_empties` (exact only above
+    /// search (`sort_value`) from `end_sort_d2_empties`, depth 3 and 4 from
+    /// `end_sort_d3_empties` and `end_sort_d4_empties` (exact only above
     /// `alpha - end_sort_window`; the replies then weigh
     /// `end_d2_mobility_weight`), less `end_hash_bonus` for `hint_sq` (a
     /// stored move not trusted as the hash move); with `Parity`, odd
@@ -247,6 +248,10 @@ impl Worker<'_> {
         let valued = matches!(order, Order::Value(_));
         let sort_depth = if !valued {
             0
+        } else if n >= self.cfg.end_sort_d4_empties {
+            4
+        } else if n >= self.cfg.end_sort_d3_empties {
+            3
         } else if n >= self.cfg.end_sort_d2_empties {
             2
         } else if n >= self.cfg.end_sort_d1_empties {
@@ -261,7 +266,7 @@ impl Worker<'_> {
         } else {
             0
         };
-        let mobility_weight = if sort_depth == 2 {
+        let mobility_weight = if sort_depth >= 2 {
             self.cfg.end_d2_mobility_weight
         } else {
             self.cfg.end_mobility_weight

@@ -117,7 +117,7 @@ mod tests {
             let mut b = Position::start(&rules).board;
             for ply in 0..60 {
                 if ply % 7 == 3 && b.legal_moves() != 0 {
-                    for depth in 0..3 {
+                    for depth in 0..5 {
                         let want = negamax(&w, &b, depth, 1);
                         assert_eq!(w.sort_value(&b, -INF, INF, depth, 1), want);
                         for a in [want - 3, want, want + 3] {

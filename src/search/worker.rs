@@ -26,7 +26,7 @@ pub(crate) struct Child {
 }
 
 /// Depths of the order's shallow searches that keep a killer move.
-pub(crate) const SORT_KILLER_DEPTHS: usize = 4;
+pub(crate) const SORT_KILLER_DEPTHS: usize = 5;
 
 /// A search task.
 pub(crate) struct Worker<'a> {
