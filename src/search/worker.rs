@@ -25,7 +25,8 @@ pub(crate) struct Child {
     pub key: i32,
 }
 
-/// Depths of the order's shallow searches that keep a killer move.
+/// Depths of the order's shallow searches that keep a killer move (the
+/// deepest is `end_sort_d4_empties`'s depth 4).
 pub(crate) const SORT_KILLER_DEPTHS: usize = 5;
 
 /// A search task.
