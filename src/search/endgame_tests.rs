@@ -238,7 +238,8 @@ fn children_proven_to_fail_are_not_searched_again() {
 /// The table-free search's cache (`shallow_cache`) changes the work, never
 /// the values: exact values and null-window decisions with it (the
 /// default, a tiny one whose slots are taken over all the time, one up to
-/// 9 empties) agree with those without it. The cache is kept across the
+/// 9 empties, one without the cutoffs on children's slots) agree with
+/// those without it, and the cutoffs change the work. The cache is kept across the
 /// windows and across both tie signs, which must not share entries.
 /// Positions of random games, 12-15 empties, a few of them draws (where
 /// the tie sign decides the value).
@@ -260,6 +261,10 @@ fn shallow_cache_changes_work_not_values() {
             shallow_cache_max_empties: 9,
             ..base.clone()
         },
+        Config {
+            shallow_cache_etc: 0,
+            ..base.clone()
+        },
     ];
     let values = |cfg: &Config, b: &Board| {
         let mut job = Job::for_test(cfg.clone(), None);
@@ -277,7 +282,7 @@ fn shallow_cache_changes_work_not_values() {
     };
     let mut rng = crate::rng::Rng::new(0x5ca1_ab1e);
     let positions = (0..40u32).map(|i| random_position(&mut rng, 12 + i % 4));
-    let (mut searched, mut draws, mut differed) = (0, 0, [0; 4]);
+    let (mut searched, mut draws, mut differed, mut etc_changed) = (0, 0, [0; 5], 0);
     for b in positions.filter(|b| b.legal_moves() != 0 && b.empties() >= 12) {
         let found: Vec<_> = configs.iter().map(|c| values(c, &b)).collect();
         draws += usize::from(found[0].0[0].abs() == DISC / 2);
@@ -285,6 +290,7 @@ fn shallow_cache_changes_work_not_values() {
             assert_eq!(f.0, found[0].0, "setting {k}");
             differed[k] += usize::from(f.1 != found[0].1);
         }
+        etc_changed += usize::from(found[4].1 != found[1].1);
         searched += 1;
     }
     assert!(
@@ -292,6 +298,10 @@ fn shallow_cache_changes_work_not_values() {
         "{searched} positions, {draws} draws"
     );
     assert!(differed[1..].iter().all(|&d| d > 0), "{differed:?}");
+    assert!(
+        etc_changed > 0,
+        "the cutoffs on children's slots never changed the work"
+    );
 }
 
 /// Drawn positions of 6-8 empties, searched by `shallow` in one worker

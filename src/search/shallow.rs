@@ -13,7 +13,8 @@
 //!   (`shallow_cache_min_empties`..`shallow_cache_max_empties`) a small
 //!   per-thread cache of bounds ([`super::shallow_cache`]) is probed
 //!   after the stability test and filled after the search; the sorted
-//!   nodes prefetch their children's slots.
+//!   nodes probe their children's slots before searching any (enhanced
+//!   transposition cutoffs), and a child so probed skips its own probe.
 //! - `solve4` .. `solve2` (4-2 empties): the same parity and class order,
 //!   on the squares listed once at 4 empties.
 //! - `last` (1 empty): whoever can play the square does; the board is full.
@@ -104,6 +105,15 @@ impl Worker<'_> {
     /// Null-window exact search without table or move list, for
     /// 5..`tt_min_empties` empties. Returns 0 when stopped.
     pub(crate) fn shallow(&mut self, b: &Board, alpha: i32, tie: i32) -> i32 {
+        self.shallow_node(b, alpha, tie, false)
+    }
+
+    /// `shallow`; `probed` when the parent has just probed this node's
+    /// cache slot at this window and found nothing that decides it (no
+    /// store can have put this position there since: the positions
+    /// searched in between have other empty squares).
+    #[inline(always)]
+    fn shallow_node(&mut self, b: &Board, alpha: i32, tie: i32, probed: bool) -> i32 {
         if self.tick() {
             return 0;
         }
@@ -120,7 +130,7 @@ impl Worker<'_> {
         if cached {
             let c = self.scache.as_ref().expect("a worker's cache");
             slot = c.slot(b);
-            if let Some(v) = c.probe(slot, b, tie, alpha) {
+            if !probed && let Some(v) = c.probe(slot, b, tie, alpha) {
                 return v;
             }
         }
@@ -153,14 +163,22 @@ impl Worker<'_> {
         -self.shallow(&passed, -alpha - 1, -tie)
     }
 
-    /// The child after square `s` (flips `f`), searched below `shallow`.
+    /// The child after square `s` (flips `f`), searched below `shallow`;
+    /// `probed` as in `shallow_node`.
     #[inline]
-    fn shallow_child(&mut self, b: &Board, s: usize, f: u64, alpha: i32, tie: i32) -> i32 {
+    fn shallow_child(
+        &mut self,
+        b: &Board,
+        (s, f): (usize, u64),
+        alpha: i32,
+        tie: i32,
+        probed: bool,
+    ) -> i32 {
         let child = b.play_flips(s, f);
         if b.empties() <= 5 {
             -self.solve_small(&child, -alpha - 1, -tie)
         } else {
-            -self.shallow(&child, -alpha - 1, -tie)
+            -self.shallow_node(&child, -alpha - 1, -tie, probed)
         }
     }
 
@@ -202,27 +220,27 @@ impl Worker<'_> {
                     return v;
                 }
             }
-            if let Some(v) = self.shallow_step(b, s, f, alpha, tie, &mut best) {
+            if let Some(v) = self.shallow_step(b, (s, f), alpha, tie, false, &mut best) {
                 return v;
             }
         }
         best
     }
 
-    /// Searches the child after `s` (flips `f`) and folds its value into
-    /// `best`: `Some` with the node's value when it is done (a cut, or 0
-    /// when stopped).
+    /// Searches the child after `mv` (square, flips) and folds its value
+    /// into `best`: `Some` with the node's value when it is done (a cut,
+    /// or 0 when stopped). `probed` as in `shallow_node`.
     #[inline(always)]
     fn shallow_step(
         &mut self,
         b: &Board,
-        s: usize,
-        f: u64,
+        mv: (usize, u64),
         alpha: i32,
         tie: i32,
+        probed: bool,
         best: &mut i32,
     ) -> Option<i32> {
-        let v = self.shallow_child(b, s, f, alpha, tie);
+        let v = self.shallow_child(b, mv, alpha, tie, probed);
         if self.stopped {
             return Some(0);
         }
@@ -252,6 +270,9 @@ impl Worker<'_> {
         let prefetch = (self.cfg.shallow_cache_min_empties + 1
             ..=self.cfg.shallow_cache_max_empties + 1)
             .contains(&n);
+        let etc = prefetch && self.cfg.shallow_cache_etc != 0;
+        // The best upper bound among the children the cache rules out.
+        let mut proven = -INF;
         while e != 0 {
             let s = e.trailing_zeros() as usize;
             e &= e - 1;
@@ -264,7 +285,18 @@ impl Worker<'_> {
                     return v;
                 }
             }
-            if prefetch {
+            if etc {
+                // Enhanced transposition cutoff: a child whose cached
+                // bound decides the window is not searched.
+                let c = self.scache.as_ref().expect("a worker's cache");
+                if let Some(v) = c.probe(c.slot(&child), &child, -tie, -alpha - 1) {
+                    if -v > alpha {
+                        return -v;
+                    }
+                    proven = proven.max(-v);
+                    continue;
+                }
+            } else if prefetch {
                 self.scache
                     .as_ref()
                     .expect("a worker's cache")
@@ -291,9 +323,9 @@ impl Worker<'_> {
             moves[i] = (key, s, f);
             len += 1;
         }
-        let mut best = -INF;
+        let mut best = proven;
         for &(_, s, f) in &moves[..len] {
-            if let Some(v) = self.shallow_step(b, s, f, alpha, tie, &mut best) {
+            if let Some(v) = self.shallow_step(b, (s, f), alpha, tie, etc, &mut best) {
                 return v;
             }
         }
