@@ -72,20 +72,12 @@ tunables! {
     tt_deep_root_empties: u32 = 20,
     /// See `tt_deep_root_empties`. 10 against 8 (`docs/endgame-4.md`,
     /// session 38): 1 thread, FFO #40-#48 +14% nodes and 0.93-0.95 the
-    /// time, #49-#52 +13% and about 0.92; 2 threads, #50-#52 +10% nodes
-    /// and 0.90 the time, #53 +9% and 0.93. At 18 empties level, at 14
-    /// 1.3 times the time; 12 slower than 10 on #40-#48.
-    tt_deep_min_empties: u32 = 10,
-    /// From this many empties at the search's root, the table starts at
-    /// `tt_deeper_min_empties` instead (the largest solves, where the
-    /// table holds the least of the tree).
-    tt_deeper_root_empties: u32 = 28,
-    /// See `tt_deeper_root_empties`. 11 against 10 (`docs/endgame-4.md`,
-    /// session 42), 1 thread, both binaries at once: FFO #53-#54 +1.7%
-    /// nodes and 0.976 the time, #55 +1.7% and 0.982, #56-#58 +1.9% and
-    /// 0.977; 2 threads #56-#58 0.984. At 26-27 empties (#49-#52,
-    /// session 39) mixed: 1.029 / 0.984.
-    tt_deeper_min_empties: u32 = 11,
+    /// time, #49-#52 +13% and about 0.92. 11 against 10 (sessions 42 and
+    /// 45, 1-thread pairs): #53-#54 +1.7% nodes and 0.976 the time, #55
+    /// +1.7% and 0.982, #56-#58 +1.9% and 0.977, #49-#52 +1.7% and 0.978,
+    /// #40-#48 +2.5% and 0.983, #20-#38 +2.9% and 0.982; 2 threads #56-#58
+    /// 0.984, #49-#52 0.974. 12 from 28 empties: #56-#58 +3.8%, 1.008.
+    tt_deep_min_empties: u32 = 11,
     /// Positions of at most this many empties (0: none) keep their table
     /// entries in the table's first `tt_near_mb` MiB, whose lines stay in
     /// the caches and the address translation's reach, instead of across
@@ -421,7 +413,7 @@ mod tests {
         let default = Config::default();
         let listed: Vec<&str> = default.names().iter().map(|(n, _)| *n).collect();
         assert_eq!(listed, Config::NAMES);
-        assert_eq!(listed.len(), 69);
+        assert_eq!(listed.len(), 67);
         for (i, name) in Config::NAMES.iter().enumerate() {
             let old = default.names()[i].1;
             let new = if old == 777 { 778 } else { 777 };

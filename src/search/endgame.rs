@@ -10,8 +10,7 @@
 //! - From `stability_min_empties`: stability cutoffs (the opponent's
 //!   stable discs bound the final score from above).
 //! - From `tt_min_empties` (`tt_deep_min_empties` where the search's root
-//!   has `tt_deep_root_empties` or more, `tt_deeper_min_empties` from
-//!   `tt_deeper_root_empties`): the shared table; solved entries
+//!   has `tt_deep_root_empties` or more): the shared table; solved entries
 //!   are used at any depth, midgame entries only for their move.
 //! - From `etc_min_empties`: enhanced transposition cutoffs (a child's
 //!   stored bound cuts the node), and moves whose children are stored as

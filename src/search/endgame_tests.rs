@@ -139,11 +139,10 @@ fn table_settings_change_work_not_values() {
             ..base.clone()
         },
         // The table from `tt_min_empties` (8) instead of
-        // `tt_deeper_min_empties` (11, the test job's root being the
-        // start position).
+        // `tt_deep_min_empties` (11, the test job's root being the start
+        // position).
         Config {
             tt_deep_root_empties: 64,
-            tt_deeper_root_empties: 64,
             ..base.clone()
         },
     ];
@@ -162,25 +161,19 @@ fn table_settings_change_work_not_values() {
 }
 
 /// A worker takes the deep roots' table threshold from
-/// `tt_deep_root_empties` empties at its job's root, the deeper roots'
-/// from `tt_deeper_root_empties`, the other one below.
+/// `tt_deep_root_empties` empties at its job's root, the other one below.
 #[test]
 fn deep_roots_start_the_table_later() {
     let cfg = Config::default();
     assert!(cfg.tt_deep_min_empties > cfg.tt_min_empties);
-    assert!(cfg.tt_deeper_min_empties > cfg.tt_deep_min_empties);
     let mut rng = crate::rng::Rng::new(0xdee9_7007);
     let deep = cfg.tt_deep_root_empties;
-    let deeper = cfg.tt_deeper_root_empties;
-    assert!(deeper > deep);
-    for empties in [12, deep - 1, deep, deeper - 1, deeper, 40] {
+    for empties in [12, deep - 1, deep, deep + 8, 40] {
         let mut job = Job::for_test(cfg.clone(), None);
         job.position.board = random_position(&mut rng, empties);
         // Both sides of the threshold are checked: no game ended early.
         assert_eq!(job.position.board.empties(), empties);
-        let want = if empties >= deeper {
-            cfg.tt_deeper_min_empties
-        } else if empties >= deep {
+        let want = if empties >= deep {
             cfg.tt_deep_min_empties
         } else {
             cfg.tt_min_empties

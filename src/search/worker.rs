@@ -84,9 +84,7 @@ impl<'a> Worker<'a> {
             cfg.split_min_empties = cfg.split_few_min_empties;
         }
         let root = job.position.board.empties();
-        if root >= cfg.tt_deeper_root_empties {
-            cfg.tt_min_empties = cfg.tt_deeper_min_empties;
-        } else if root >= cfg.tt_deep_root_empties {
+        if root >= cfg.tt_deep_root_empties {
             cfg.tt_min_empties = cfg.tt_deep_min_empties;
         }
         let near_shift = job.tt.near_shift(cfg.tt_near_mb as usize);
