@@ -82,8 +82,12 @@ tunables! {
     /// entries in the table's first `tt_near_mb` MiB, whose lines stay in
     /// the caches and the address translation's reach, instead of across
     /// the whole table: most probes and stores of an exact solve are there
-    /// (FFO #49-#52 at 1 thread, `docs/endgame-3.md`, session 31).
-    tt_near_empties: u32 = 11,
+    /// (FFO #49-#52 at 1 thread, `docs/endgame-3.md`, session 31). 12
+    /// against 11 with the table from 11 (`docs/endgame-4.md`, session 45,
+    /// 1-thread pairs): #49-#52 +0.5% nodes and 0.988 the time, #56-#58
+    /// 0.984, #40-#48 0.987, #20-#38 level; 2 threads #49-#52 0.995. 13:
+    /// #49-#52 +1.0% and 0.985; 10: 1.007.
+    tt_near_empties: u32 = 12,
     /// See `tt_near_empties` (a table no larger has no separate region).
     /// 16 against 4 on two threads: #49-#52 1.5% fewer nodes and level in
     /// time, #53 6% fewer nodes and 7% slower a pair while the machine
