@@ -85,7 +85,8 @@ tunables! {
     /// (FFO #49-#52 at 1 thread, `docs/endgame-3.md`, session 31). 12
     /// against 11 with the table from 11 (`docs/endgame-4.md`, session 45,
     /// 1-thread pairs): #49-#52 +0.5% nodes and 0.988 the time, #56-#58
-    /// 0.984, #40-#48 0.987, #20-#38 level; 2 threads #49-#52 0.995. 13:
+    /// 0.984, #40-#48 0.987, #20-#38 level; 2 threads #49-#52 0.995, #53-#54
+    /// 0.992. 13:
     /// #49-#52 +1.0% and 0.985; 10: 1.007.
     tt_near_empties: u32 = 12,
     /// See `tt_near_empties` (a table no larger has no separate region).
