@@ -76,7 +76,8 @@ tunables! {
     /// 45, 1-thread pairs): #53-#54 +1.7% nodes and 0.976 the time, #55
     /// +1.7% and 0.982, #56-#58 +1.9% and 0.977, #49-#52 +1.7% and 0.978,
     /// #40-#48 +2.5% and 0.983, #20-#38 +2.9% and 0.982; 2 threads #56-#58
-    /// 0.984, #49-#52 0.974. 12 from 28 empties: #56-#58 +3.8%, 1.008.
+    /// 0.984, #49-#52 0.974. 12 from 28 empties: #56-#58 +3.8%, 1.008;
+    /// 12 at every deep root was slower than 10 in session 38.
     tt_deep_min_empties: u32 = 11,
     /// Positions of at most this many empties (0: none) keep their table
     /// entries in the table's first `tt_near_mb` MiB, whose lines stay in
@@ -85,9 +86,8 @@ tunables! {
     /// (FFO #49-#52 at 1 thread, `docs/endgame-3.md`, session 31). 12
     /// against 11 with the table from 11 (`docs/endgame-4.md`, session 45,
     /// 1-thread pairs): #49-#52 +0.5% nodes and 0.988 the time, #56-#58
-    /// 0.984, #40-#48 0.987, #20-#38 level; 2 threads #49-#52 0.995, #53-#54
-    /// 0.992. 13:
-    /// #49-#52 +1.0% and 0.985; 10: 1.007.
+    /// 0.984, #40-#48 0.987, #20-#38 level; 2 threads #49-#52 0.995,
+    /// #53-#54 0.992. 13: #49-#52 +1.0% and 0.985; 10: 1.007.
     tt_near_empties: u32 = 12,
     /// See `tt_near_empties` (a table no larger has no separate region).
     /// 16 against 4 on two threads: #49-#52 1.5% fewer nodes and level in
@@ -183,8 +183,9 @@ tunables! {
     /// See `shallow_cache_kb`.
     shallow_cache_min_empties: u32 = 5,
     /// See `shallow_cache_kb`; no cache when this is below
-    /// `shallow_cache_min_empties`. 9 (where the table is probed too)
-    /// measured level with 8.
+    /// `shallow_cache_min_empties`. 9 measured level with 8 (session 40,
+    /// where the table was probed there too; session 45, with the table
+    /// from 11: -0.4% to -0.5% nodes, level in time).
     shallow_cache_max_empties: u32 = 8,
     /// Endgame: the sorted nodes of the table-free search probe their
     /// children's cache slots before searching any (enhanced

@@ -232,8 +232,9 @@ fn children_proven_to_fail_are_not_searched_again() {
 /// the values: exact values and null-window decisions with it (the
 /// default, a tiny one whose slots are taken over all the time, one up to
 /// 9 empties, one without the cutoffs on children's slots) agree with
-/// those without it, and the cutoffs change the work. The cache is kept across the
-/// windows and across both tie signs, which must not share entries.
+/// those without it, and the cutoffs change the work. The cache is kept
+/// across the windows and across both tie signs, which must not share
+/// entries.
 /// Positions of random games, 12-15 empties, a few of them draws (where
 /// the tie sign decides the value).
 #[test]
