@@ -271,12 +271,27 @@ impl Worker<'_> {
             ..=self.cfg.shallow_cache_max_empties + 1)
             .contains(&n);
         let etc = prefetch && self.cfg.shallow_cache_etc != 0;
-        // The best upper bound among the children the cache rules out.
-        let mut proven = -INF;
-        while e != 0 {
+        // The children first, their cache slots prefetched (with ETC), so
+        // that the probes below do not wait on each slot in turn.
+        let mut kids = [(0usize, 0u64, 0usize); 16];
+        let mut count = 0;
+        while e != 0 && count < kids.len() {
             let s = e.trailing_zeros() as usize;
             e &= e - 1;
             let f = flips(b.player, b.opponent, s);
+            let mut slot = 0;
+            if prefetch {
+                let c = self.scache.as_ref().expect("a worker's cache");
+                let child = b.play_flips(s, f);
+                slot = c.slot(&child);
+                c.prefetch_slot(slot);
+            }
+            kids[count] = (s, f, slot);
+            count += 1;
+        }
+        // The best upper bound among the children the cache rules out.
+        let mut proven = -INF;
+        for &(s, f, slot) in &kids[..count] {
             let child = b.play_flips(s, f);
             if f == b.opponent {
                 // The game ends: the exact value, whatever the order says.
@@ -285,24 +300,19 @@ impl Worker<'_> {
                     return v;
                 }
             }
+            let om = child.legal_moves();
             if etc {
                 // Enhanced transposition cutoff: a child whose cached
                 // bound decides the window is not searched.
                 let c = self.scache.as_ref().expect("a worker's cache");
-                if let Some(v) = c.probe(c.slot(&child), &child, -tie, -alpha - 1) {
+                if let Some(v) = c.probe(slot, &child, -tie, -alpha - 1) {
                     if -v > alpha {
                         return -v;
                     }
                     proven = proven.max(-v);
                     continue;
                 }
-            } else if prefetch {
-                self.scache
-                    .as_ref()
-                    .expect("a worker's cache")
-                    .prefetch(&child);
             }
-            let om = child.legal_moves();
             let mob = (om.count_ones() + (om & CORNERS).count_ones()) as i32;
             let parity = if odd >> s & 1 == 1 {
                 0
