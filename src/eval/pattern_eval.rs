@@ -188,8 +188,9 @@ static LANE_OFFSETS_I32: [i32; 64] = {
 /// The sum of the weights `w[LANE_OFFSETS[l] + idx[l]]` over the lanes `l`
 /// below `L`, eight lanes to an AVX2 gather: each reads the 32 bits at the
 /// weight (it and the next weight) and keeps the low half, sign-extended.
-/// Against one load and one insert per lane, a 1.3x faster evaluation
-/// (`cargo bench --bench eval`).
+/// Against one load and one insert per lane, the evaluation is 1.06x as
+/// fast on random positions and 1.18x on hot ones (`cargo bench --bench
+/// eval`), a solve about 1.03x (`docs/endgame-4.md`, session 46).
 ///
 /// # Safety
 /// AVX2 must be available, and `w` must point at `N + 1` readable weights
