@@ -101,6 +101,16 @@ fn parity_order<const N: usize>(empty: u64) -> ([u8; N], usize) {
     (sq, n)
 }
 
+/// A sort key of `shallow_sorted` packed with the child's place `i` (below
+/// 16) in its low bits, so that the smallest packed key is the child to
+/// search next and equal keys go in square order (the children are listed
+/// by square). Keys beyond ±2^25 (no weights in use come near) are clamped.
+#[inline(always)]
+fn pick_key(key: i32, i: usize) -> u32 {
+    const HALF: i32 = 1 << 25;
+    ((key.clamp(-HALF, HALF - 1) + HALF) as u32) << 4 | i as u32
+}
+
 /// Puts the smaller of two values first.
 #[inline(always)]
 fn order_pair(c: &mut [u32], i: usize, j: usize) {
@@ -314,8 +324,6 @@ impl Worker<'_> {
         let empty = b.empty();
         let odd = odd_squares(empty);
         let single = single_squares(empty);
-        let mut moves = [(0i32, 0usize, 0u64); 16];
-        let mut len = 0;
         let mut e = b.legal_moves();
         let n = empty.count_ones();
         let prefetch = (self.cfg.shallow_cache_min_empties + 1
@@ -342,7 +350,11 @@ impl Worker<'_> {
         }
         // The best upper bound among the children the cache rules out.
         let mut proven = -INF;
-        for &(s, f, slot) in &kids[..count] {
+        // The sort key of each child still to search, by its place in
+        // `kids` (see `pick_key`; `u32::MAX` for none).
+        let mut keys = [u32::MAX; 16];
+        let mut left = 0;
+        for (i, &(s, f, slot)) in kids[..count].iter().enumerate() {
             let child = b.play_flips(s, f);
             if f == b.opponent {
                 // The game ends: the exact value, whatever the order says.
@@ -376,16 +388,18 @@ impl Worker<'_> {
                 } else {
                     0
                 };
-            let mut i = len;
-            while i > 0 && moves[i - 1].0 > key {
-                moves[i] = moves[i - 1];
-                i -= 1;
-            }
-            moves[i] = (key, s, f);
-            len += 1;
+            keys[i] = pick_key(key, i);
+            left += 1;
         }
+        // The children in key order, each picked when its turn comes: most
+        // nodes here cut at their first child, and the rest pay a scan of
+        // a few keys per child instead of an insertion sort.
         let mut best = proven;
-        for &(_, s, f) in &moves[..len] {
+        for _ in 0..left {
+            let k = keys.iter().copied().min().unwrap_or(u32::MAX);
+            let i = (k & 15) as usize;
+            keys[i] = u32::MAX;
+            let (s, f, _) = kids[i];
             if let Some(v) = self.shallow_step(b, (s, f), alpha, tie, etc, &mut best) {
                 return v;
             }
