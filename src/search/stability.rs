@@ -28,25 +28,31 @@ const BORDER: u64 = ROW_1 | ROW_8 | COL_A | COL_H;
 const INNER: u64 = !BORDER;
 
 /// Squares whose line on each axis is full: (row, column, diagonal,
-/// anti-diagonal). Each axis by doubling (see [`full_axis`]), without
-/// branches: 2.6 times faster on random boards than testing the 46 lines
-/// one by one (`full_lines_by_line` in the tests), though within a solve,
-/// where that loop's branches are well predicted, the count's share of the
-/// time moved by less than the noise (5.8% -> 5.3-5.4%, `perf`).
+/// anti-diagonal). Rows and columns by folding (a row is full where the
+/// AND of its byte is set, a column where the AND of the eight rows is),
+/// the diagonals by doubling (see [`full_axis`]); all without branches:
+/// 2.6 times faster on random boards than testing the 46 lines one by one
+/// (`full_lines_by_line` in the tests) with doubling on every axis.
 #[inline]
 fn full_lines(occ: u64) -> (u64, u64, u64, u64) {
     // Bit index steps: +1 a column right, +8 a row up.
-    const E: [u64; 3] = off_edge(0, 1);
-    const W: [u64; 3] = off_edge(0, -1);
-    const N: [u64; 3] = off_edge(1, 0);
-    const S: [u64; 3] = off_edge(-1, 0);
     const NE: [u64; 3] = off_edge(1, 1);
     const SW: [u64; 3] = off_edge(-1, -1);
     const NW: [u64; 3] = off_edge(1, -1);
     const SE: [u64; 3] = off_edge(-1, 1);
+    // Bit 0 of each byte becomes the AND of the byte's bits.
+    let mut r = occ & (occ >> 4);
+    r &= r >> 2;
+    r &= r >> 1;
+    let rows = (r & COL_A).wrapping_mul(ROW_1);
+    // The AND of the eight rows, spread back to every row.
+    let mut c = occ & (occ >> 32);
+    c &= c >> 16;
+    c &= c >> 8;
+    let columns = (c & ROW_1).wrapping_mul(COL_A);
     (
-        full_axis(occ, 1, E, W),
-        full_axis(occ, 8, N, S),
+        rows,
+        columns,
         full_axis(occ, 9, NE, SW),
         full_axis(occ, 7, NW, SE),
     )
@@ -99,16 +105,22 @@ pub fn stable_discs(own: u64, other: u64) -> u64 {
     // shifts that wrap around a row.
     let inner = own & INNER;
     let mut st = (own & edge_stable(own, other)) | (inner & fh & fv & fd & fa);
-    loop {
+    let step = |st: u64| {
         let h = fh | (st << 1) | (st >> 1);
         let v = fv | (st << 8) | (st >> 8);
         let d = fd | (st << 9) | (st >> 9);
         let a = fa | (st << 7) | (st >> 7);
-        let next = st | (inner & h & v & d & a);
-        if next == st {
-            return st;
+        st | (inner & h & v & d & a)
+    };
+    // Two steps a test: most counts end after one or two, and the test
+    // that ends the loop is the branch that mispredicts.
+    loop {
+        let next = step(st);
+        let after = step(next);
+        if after == next {
+            return after;
         }
-        st = next;
+        st = after;
     }
 }
 
