@@ -81,6 +81,16 @@ impl Evaluator {
         }
     }
 
+    /// [`Self::evaluate`] where the caller knows the legal moves `moves` of
+    /// the side to move.
+    #[inline]
+    pub fn evaluate_with_moves(&self, board: &Board, moves: u64) -> i32 {
+        match self {
+            Evaluator::Simple => SimpleEval::evaluate(board),
+            Evaluator::Pattern(p) => p.evaluate_with_moves(board, moves),
+        }
+    }
+
     /// Loads a weights file written by `annex train`; `simple` (any case)
     /// selects the hand-written evaluation and `embedded` the built-in one.
     ///

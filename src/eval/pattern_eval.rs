@@ -98,6 +98,13 @@ impl PatternEval {
     /// Score of `board` for the side to move, in 1/SCALE disc, within ±MAX_EVAL.
     #[inline]
     pub fn evaluate(&self, board: &Board) -> i32 {
+        self.evaluate_with_moves(board, legal_moves(board.player, board.opponent))
+    }
+
+    /// [`Self::evaluate`] where the caller knows the legal moves `moves`
+    /// of the side to move (it saves their computation).
+    #[inline]
+    pub fn evaluate_with_moves(&self, board: &Board, moves: u64) -> i32 {
         let base = self.stage_base[board.empties() as usize] as usize;
         let w = &self.table[base..base + self.raw_size];
         let (p, o) = (board.player, board.opponent);
@@ -112,7 +119,7 @@ impl PatternEval {
         s += w[(EMPTIES_OFFSET + empties) as usize] as i32;
         if self.set.mobility() {
             let m = MOBILITY_SIZE as u32 - 1;
-            let mp = legal_moves(p, o).count_ones().min(m);
+            let mp = moves.count_ones().min(m);
             let mo = legal_moves(o, p).count_ones().min(m);
             s += w[(MOBILITY_OFFSET + mp) as usize] as i32;
             s += w[(MOBILITY_OFFSET + MOBILITY_SIZE as u32 + mo) as usize] as i32;

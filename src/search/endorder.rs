@@ -302,6 +302,14 @@ impl Worker<'_> {
         let corner = corner_stable(child.opponent) as i32;
         let value = if plan.sort_depth > 0 {
             self.sort_value(&child, -INF, plan.sort_beta, plan.sort_depth, -tie)
+        } else if plan.shallow == 1 {
+            // The static value, as `pvs` at depth 0 gives it (one node),
+            // with the child's moves already known.
+            if self.tick() {
+                0
+            } else {
+                self.job.evaluator.evaluate_with_moves(&child, om)
+            }
         } else if plan.shallow > 0 {
             self.pvs(&child, -INF, INF, plan.shallow - 1, -tie, 60, pv)
         } else {
