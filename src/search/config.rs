@@ -94,6 +94,16 @@ tunables! {
     /// time, #53 6% fewer nodes and 7% slower a pair while the machine
     /// slowed down run by run (4 was faster on one thread).
     tt_near_mb: u32 = 16,
+    /// Positions above `tt_near_empties` and up to this many empties (0:
+    /// none) keep their entries in a middle region of `tt_mid_mb` MiB right
+    /// after the near one. Here a random line of a 128 MiB region costs
+    /// about 180 ns and one of a 1 GiB table 300 ns (a pointer chase,
+    /// `docs/endgame-5.md`, session 48). 17 at 128 MiB against none,
+    /// 1-thread pairs: #49-#52 0.980 / 0.979 with +0.1% nodes, #53 0.980;
+    /// 14 / 16 / 18 about 0.98 / 0.98 / 0.99; 16 at 64 / 512 MiB 0.98 / 0.99.
+    tt_mid_empties: u32 = 17,
+    /// See `tt_mid_empties` (a table no larger than twice this has none).
+    tt_mid_mb: u32 = 128,
     /// Endgame: fastest-first ordering from this many empties.
     sort_min_empties: u32 = 8,
     /// Endgame order: weight of a square's history (its cut rate at these
@@ -419,7 +429,7 @@ mod tests {
         let default = Config::default();
         let listed: Vec<&str> = default.names().iter().map(|(n, _)| *n).collect();
         assert_eq!(listed, Config::NAMES);
-        assert_eq!(listed.len(), 67);
+        assert_eq!(listed.len(), 69);
         for (i, name) in Config::NAMES.iter().enumerate() {
             let old = default.names()[i].1;
             let new = if old == 777 { 778 } else { 777 };

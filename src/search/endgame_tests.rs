@@ -81,7 +81,7 @@ fn expected_all_nodes_change_work_not_values() {
 /// the windows), and the nodes of all of it.
 fn values_and_work(cfg: &Config, b: &Board) -> (i32, Vec<bool>, u64) {
     let mut job = Job::for_test(cfg.clone(), None);
-    job.tt = std::sync::Arc::new(Table::new(8));
+    job.tt = std::sync::Arc::new(Table::new(4));
     let mut w = Worker::new(&job);
     let exact = w.pvs_end(b, -INF, INF, 1, &mut Vec::new());
     let decided = [exact - DISC, exact - 1, exact, exact + DISC]
@@ -115,23 +115,30 @@ fn early_order_changes_no_value() {
 
 /// The table's settings change the work, never the values: exact
 /// values and null-window decisions with the defaults (keys of few
-/// empties in a near region, here 1 MiB of a table of 8; the table
-/// probed one empty below it) agree with those without the region and
-/// without the probe, and with the table from fewer empties.
-/// Positions of random games, 16-18 empties, large
+/// empties in a near region, here 1 MiB of a table of 4, those of a few
+/// more in a middle region of 2 MiB after it; the table probed one empty
+/// below it) agree with those without either region and without the
+/// probe, and with the table from fewer empties.
+/// Positions of random games, 18-20 empties, large
 /// enough to fill the region (one table per position and setting,
 /// kept across windows).
 #[test]
 fn table_settings_change_work_not_values() {
     let base = Config {
         tt_near_mb: 1,
+        tt_mid_mb: 2,
         ..Config::default()
     };
     assert!(base.tt_near_empties > 0 && base.tt_edge_mode == 2);
+    assert!(base.tt_mid_empties > base.tt_near_empties);
     let configs = [
         base.clone(),
         Config {
             tt_near_empties: 0,
+            ..base.clone()
+        },
+        Config {
+            tt_mid_empties: 0,
             ..base.clone()
         },
         Config {
@@ -146,10 +153,10 @@ fn table_settings_change_work_not_values() {
             ..base.clone()
         },
     ];
-    let mut differed = [0; 4];
+    let mut differed = [0; 5];
     let mut rng = crate::rng::Rng::new(0x4ea2_ba5e);
-    let positions = (0..8u32).map(|i| random_position(&mut rng, 16 + i % 3));
-    for b in positions.filter(|b| b.legal_moves() != 0 && b.empties() >= 16) {
+    let positions = (0..8u32).map(|i| random_position(&mut rng, 18 + i % 3));
+    for b in positions.filter(|b| b.legal_moves() != 0 && b.empties() >= 18) {
         let found: Vec<_> = configs.iter().map(|c| values_and_work(c, &b)).collect();
         for (k, f) in found.iter().enumerate() {
             assert_eq!((f.0, &f.1), (found[0].0, &found[0].1), "setting {k}");

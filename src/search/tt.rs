@@ -310,6 +310,14 @@ impl Table {
         ((key as u128 * self.buckets.len() as u128) >> 64) as usize
     }
 
+    /// The first key past the region of keys shifted right by `shift`
+    /// (see [`Self::near_shift`]): adding it to a key shifted by another
+    /// region's shift puts that region right after this one. Both fit in
+    /// the table for any two shifts of at least 1; 0 for `shift` 0.
+    pub fn region_end(shift: u32) -> u64 {
+        if shift == 0 { 0 } else { 1u64 << (64 - shift) }
+    }
+
     /// Asks the CPU to start loading the bucket of `key` (a hint only), so
     /// that probes of several keys overlap their cache misses.
     #[inline(always)]
@@ -493,6 +501,41 @@ mod tests {
         }
         let t = Table::new(4);
         assert_eq!([t.near_shift(0), t.near_shift(4), t.near_shift(9)], [0; 3]);
+    }
+
+    /// A region placed after another by `region_end` holds its keys in
+    /// the buckets between the two regions' ends, and the two share none.
+    #[test]
+    fn regions_follow_each_other() {
+        for (size, near, mid) in [
+            (64, 4, 16),
+            (64, 16, 16),
+            (24, 1, 5),
+            (40, 2, 1),
+            (16, 4, 8),
+        ] {
+            let t = Table::new(size);
+            let (ns, ms) = (t.near_shift(near), t.near_shift(mid));
+            assert!(ns > 0 && ms > 0, "{size} {near} {mid}");
+            let (near_len, mid_len) = (t.buckets.len() >> ns, t.buckets.len() >> ms);
+            let mut rng = crate::rng::Rng::new(size as u64 + 7);
+            let mut top = 0;
+            for _ in 0..4000 {
+                let k = rng.next_u64();
+                assert!(t.index(k >> ns) < near_len);
+                let i = t.index((k >> ms) + Table::region_end(ns));
+                assert!(
+                    i >= near_len && i <= near_len + mid_len,
+                    "{size} {near} {mid}: {i}"
+                );
+                top = top.max(i);
+            }
+            assert!(top < t.buckets.len() && top >= near_len + mid_len * 9 / 10);
+        }
+        let k = u64::MAX;
+        let t = Table::new(16);
+        assert!(t.index((k >> 1) + Table::region_end(1)) < t.buckets.len());
+        assert_eq!(Table::region_end(0), 0);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! point): node counter, stop flag, move buffers.
 
 use super::shallow_cache::{self, ShallowCache};
+use super::tt::Table;
 use super::{Config, Job, tt_key};
 use crate::bitboard::SQUARE_CLASSES;
 use crate::board::Board;
@@ -56,6 +57,9 @@ pub(crate) struct Worker<'a> {
     /// The key shift of positions with at most `tt_near_empties` empties
     /// (see [`Worker::key`]).
     near_shift: u32,
+    /// The key shift and offset of the middle region (`tt_mid_empties`).
+    mid_shift: u32,
+    mid_base: u64,
     bufs: Vec<Vec<Child>>,
     /// This thread's cache of the table-free search (always `Some` until
     /// the worker ends, when it goes back to the thread's pool).
@@ -88,6 +92,8 @@ impl<'a> Worker<'a> {
             cfg.tt_min_empties = cfg.tt_deep_min_empties;
         }
         let near_shift = job.tt.near_shift(cfg.tt_near_mb as usize);
+        let mid_shift = job.tt.near_shift(cfg.tt_mid_mb as usize);
+        let mid_base = Table::region_end(near_shift);
         let scache = Some(shallow_cache::take(
             cfg.shallow_cache_kb,
             job.shared.generation.load(Relaxed),
@@ -107,6 +113,8 @@ impl<'a> Worker<'a> {
             sel_level: 0,
             sel_t: 0,
             near_shift,
+            mid_shift,
+            mid_base,
             bufs: Vec::new(),
             scache,
         }
@@ -117,12 +125,18 @@ impl<'a> Worker<'a> {
     /// most `tt_near_empties` empties
     /// ([`Table::near_shift`](super::tt::Table::near_shift)): the many
     /// small entries of an exact solve then share a few MiB that stay
-    /// near the cores. A shift keeps a key distinct within its region.
+    /// near the cores. Up to `tt_mid_empties` empties the key goes into
+    /// the `tt_mid_mb` MiB after that region instead, fewer lines away
+    /// than the whole table. A shift keeps a key distinct within its
+    /// region.
     #[inline]
     pub fn key(&self, b: &Board, tie: i32) -> u64 {
         let k = tt_key(b, tie);
-        if b.empties() <= self.cfg.tt_near_empties {
+        let n = b.empties();
+        if n <= self.cfg.tt_near_empties {
             k >> self.near_shift
+        } else if n <= self.cfg.tt_mid_empties && self.mid_shift > 0 {
+            (k >> self.mid_shift) + self.mid_base
         } else {
             k
         }
