@@ -197,8 +197,17 @@ impl Worker<'_> {
             } else {
                 1
             };
-            // Insertion keeps equal keys in square order (deterministic).
-            let mut i = m.len;
+            keys[m.len] = key;
+            m.sq[m.len] = s;
+            m.guess[m.len] = guess;
+            m.len += 1;
+        }
+        // Sorted after every key is known, so that no branch on one
+        // child's value waits before the next child's evaluation starts.
+        // Insertion keeps equal keys in square order (deterministic).
+        for j in 1..m.len {
+            let (key, s, guess) = (keys[j], m.sq[j], m.guess[j]);
+            let mut i = j;
             while i > 0 && keys[i - 1] > key {
                 keys[i] = keys[i - 1];
                 m.sq[i] = m.sq[i - 1];
@@ -208,7 +217,6 @@ impl Worker<'_> {
             keys[i] = key;
             m.sq[i] = s;
             m.guess[i] = guess;
-            m.len += 1;
         }
     }
 }
