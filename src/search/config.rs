@@ -102,7 +102,7 @@ tunables! {
     /// 1-thread pairs: #49-#52 0.980 / 0.979 with +0.1% nodes, #53 0.980;
     /// 14 / 16 / 18 about 0.98 / 0.98 / 0.99; 16 at 64 / 512 MiB 0.98 / 0.99.
     tt_mid_empties: u32 = 17,
-    /// See `tt_mid_empties` (a table no larger than twice this has none).
+    /// See `tt_mid_empties` (a table smaller than twice this has none).
     tt_mid_mb: u32 = 128,
     /// Endgame: fastest-first ordering from this many empties.
     sort_min_empties: u32 = 8,
