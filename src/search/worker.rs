@@ -94,6 +94,10 @@ impl<'a> Worker<'a> {
         let near_shift = job.tt.near_shift(cfg.tt_near_mb as usize);
         let mid_shift = job.tt.near_shift(cfg.tt_mid_mb as usize);
         let mid_base = Table::region_end(near_shift);
+        if mid_shift == 0 {
+            // The table is too small for a middle region.
+            cfg.tt_mid_empties = 0;
+        }
         let scache = Some(shallow_cache::take(
             cfg.shallow_cache_kb,
             job.shared.generation.load(Relaxed),
@@ -135,7 +139,7 @@ impl<'a> Worker<'a> {
         let n = b.empties();
         if n <= self.cfg.tt_near_empties {
             k >> self.near_shift
-        } else if n <= self.cfg.tt_mid_empties && self.mid_shift > 0 {
+        } else if n <= self.cfg.tt_mid_empties {
             (k >> self.mid_shift) + self.mid_base
         } else {
             k
