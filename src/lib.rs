@@ -12,6 +12,9 @@
 
 // The one small pseudo-random generator (SplitMix64).
 pub mod rng;
+// Files read within bounds (regular files of a stated size) and written
+// whole (temporary file + rename).
+pub mod fileio;
 // Squares a1..h8 and the 8 directions.
 pub mod square;
 // The rule options of RULES.md.
