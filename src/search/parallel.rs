@@ -28,10 +28,11 @@
 
 use super::INF;
 use super::endorder::EndMoves;
+use super::parstats::{self, *};
 use super::worker::{Child, Worker};
 use crate::board::Board;
 use crate::moves::Move;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering::Relaxed};
 
 impl<'a> Worker<'a> {
     /// Whether this node may split.
@@ -85,6 +86,7 @@ impl<'a> Worker<'a> {
             if v > best.0 {
                 best = (v, moves.sq[i]);
                 if v > alpha {
+                    parstats::add(SERIAL_CUT, 1);
                     return best;
                 }
             }
@@ -92,6 +94,7 @@ impl<'a> Worker<'a> {
         if serial == moves.len {
             return best;
         }
+        parstats::add(SPLIT_END + b.empties() as usize, 1);
         let rest: Vec<((Board, bool), u8)> = (serial..moves.len)
             .map(|i| {
                 let child = b.play_flips(moves.sq[i] as usize, moves.flips_of(i));
@@ -138,6 +141,7 @@ impl<'a> Worker<'a> {
         if serial == kids.len() {
             return best;
         }
+        parstats::add(SPLIT_MID + depth.clamp(0, 64) as usize, 1);
         let rest: Vec<((Child, usize), Move)> = (serial..kids.len())
             .map(|i| ((kids[i], i), kids[i].mv))
             .collect();
@@ -186,16 +190,23 @@ impl<'a> Worker<'a> {
         // orders the stores before the reads below).
         const UNSET: i32 = i32::MIN;
         let values: Vec<AtomicI32> = pending.iter().map(|_| AtomicI32::new(UNSET)).collect();
+        // Each task's subtree nodes and the part of them thrown away
+        // (`parstats`); `STOPPED` in `lost` marks a stopped task.
+        const STOPPED: u64 = u64::MAX;
+        let subtree: Vec<AtomicU64> = pending.iter().map(|_| AtomicU64::new(0)).collect();
+        let lost: Vec<AtomicU64> = pending.iter().map(|_| AtomicU64::new(0)).collect();
         let mut chain: Vec<&AtomicBool> = self.cuts.clone();
         chain.push(&cut);
         let job = self.job;
         let (sel_level, sel_t) = (self.sel_level, self.sel_t);
         let (chain, cut_ref, search) = (&chain, &cut, &search);
         rayon::scope_fifo(|s| {
-            for (&i, slot) in pending.iter().zip(&values) {
+            for (k, &i) in pending.iter().enumerate() {
                 let task = &tasks[i];
+                let (slot, sub, lost) = (&values[k], &subtree[k], &lost[k]);
                 s.spawn_fifo(move |_| {
                     if cut_ref.load(Relaxed) || job.shared.stop.load(Relaxed) {
+                        parstats::add(TASKS_SKIPPED, 1);
                         return;
                     }
                     let mut w = Worker::new(job);
@@ -204,9 +215,13 @@ impl<'a> Worker<'a> {
                     w.sel_t = sel_t;
                     let v = search(&mut w, task);
                     w.flush();
+                    sub.store(w.total + w.sub_nodes, Relaxed);
+                    parstats::add(NODES_TASKS, w.total);
                     if w.stopped {
+                        lost.store(STOPPED, Relaxed);
                         return;
                     }
+                    lost.store(w.sub_wasted, Relaxed);
                     slot.store(v, Relaxed);
                     if v > alpha {
                         cut_ref.store(true, Relaxed);
@@ -217,10 +232,53 @@ impl<'a> Worker<'a> {
         if self.job.shared.stop.load(Relaxed) || self.cuts.iter().any(|c| c.load(Relaxed)) {
             self.stopped = true;
         }
+        self.account(&values, &subtree, &lost, alpha, cut.load(Relaxed));
         values
             .iter()
             .map(|v| Some(v.load(Relaxed)).filter(|&v| v != UNSET))
             .collect()
+    }
+
+    /// Adds a split point's tasks to this worker's subtree counts and to
+    /// `parstats`: `subtree[k]` nodes under task `k`, `lost[k]` of them
+    /// thrown away below it (`u64::MAX`: the task was stopped), `values`
+    /// their results at null window `alpha`, `cut` whether one failed high.
+    /// At a cut, the tasks after the first that failed high (in move
+    /// order) and the stopped ones are work a serial search would not have
+    /// done.
+    fn account(
+        &mut self,
+        values: &[AtomicI32],
+        subtree: &[AtomicU64],
+        lost: &[AtomicU64],
+        alpha: i32,
+        cut: bool,
+    ) {
+        let first_cut = values
+            .iter()
+            .position(|v| {
+                let v = v.load(Relaxed);
+                v != i32::MIN && v > alpha
+            })
+            .unwrap_or(values.len());
+        let mut stopped = 0;
+        for (k, (sub, lost)) in subtree.iter().zip(lost).enumerate() {
+            let (sub, lost) = (sub.load(Relaxed), lost.load(Relaxed));
+            self.sub_nodes += sub;
+            if lost == u64::MAX {
+                stopped += 1;
+                self.sub_wasted += sub;
+            } else if cut && k > first_cut {
+                self.sub_wasted += sub;
+            } else {
+                self.sub_wasted += lost;
+            }
+        }
+        parstats::add(TASKS, values.len() as u64);
+        parstats::add(TASKS_STOPPED, stopped);
+        if cut {
+            parstats::add(PAR_CUT, 1);
+        }
     }
 
     /// One round of the parallel part of a PV node: the null-window values
@@ -233,6 +291,7 @@ impl<'a> Worker<'a> {
         alpha: i32,
         search: impl Fn(&mut Worker<'_>, &T) -> i32 + Sync,
     ) -> PvRound {
+        parstats::add(PV_ROUNDS, 1);
         let values = self.split_probe(tasks, pending, alpha, search);
         let mut round = PvRound {
             high: None,
