@@ -216,7 +216,7 @@ fn hardening_solve_with_another_evaluation() {
 #[test]
 fn hardening_bad_annex_config_is_one_error_line() {
     for (spec, args) in [
-        ("end_hash_bonus=2048", vec!["solve", "--only", "1"]),
+        ("end_all_margin=2048", vec!["solve", "--only", "1"]),
         ("no_such_tunable=1", vec![]),
     ] {
         let mut cmd = annex();

@@ -65,14 +65,13 @@ impl<'a> Worker<'a> {
     ) -> (i32, u8) {
         // The first `split_serial` moves alone (young brothers wait), and
         // after them up to `split_cut_max` more while the order's guess of
-        // the next move's value beats `alpha - split_cut_margin`: a node that
-        // probably cuts is searched in order, so that its later moves are
-        // not searched in parallel for nothing.
-        let margin = self.cfg.split_cut_margin as i32;
+        // the next move's value beats `alpha`: a node that probably cuts is
+        // searched in order, so that its later moves are not searched in
+        // parallel for nothing.
         let serial = (self.cfg.split_serial.max(1) as usize).min(moves.len);
         let probable = (serial..moves.len)
             .take(self.cfg.split_cut_max as usize)
-            .take_while(|&i| moves.guess[i] > alpha - margin)
+            .take_while(|&i| moves.guess[i] > alpha)
             .count();
         let serial = serial + probable;
         let mut best = (-INF, moves.sq[0]);
@@ -118,31 +117,21 @@ impl<'a> Worker<'a> {
         tie: i32,
         ply: usize,
     ) -> (i32, Move) {
-        // The first move alone, then (`split_mid_cut_max`) the next ones
-        // alone while the order's key says they probably cut.
-        let serial = 1
-            + (1..kids.len())
-                .take(self.cfg.split_mid_cut_max as usize)
-                .take_while(|&i| kids[i].key > alpha)
-                .count();
-        let mut best = (-INF, kids[0].mv);
-        for (i, c) in kids[..serial].iter().enumerate() {
-            let v = self.nws_child(c, i, alpha, depth, tie, ply);
-            if self.stopped {
-                return (v, c.mv);
-            }
-            if v > best.0 {
-                best = (v, c.mv);
-                if v > alpha {
-                    return best;
-                }
-            }
+        // The first move alone (young brothers wait). Searching the next
+        // ones alone too while the order's key says they probably cut took
+        // a third of the nodes away at 16 threads but idled the threads:
+        // 1.6x slower (`docs/parallel.md`).
+        let first = &kids[0];
+        let v = self.nws_child(first, 0, alpha, depth, tie, ply);
+        if self.stopped {
+            return (v, first.mv);
         }
-        if serial == kids.len() {
+        let best = (v, first.mv);
+        if v > alpha || kids.len() == 1 {
             return best;
         }
         parstats::add(SPLIT_MID + depth.clamp(0, 64) as usize, 1);
-        let rest: Vec<((Child, usize), Move)> = (serial..kids.len())
+        let rest: Vec<((Child, usize), Move)> = (1..kids.len())
             .map(|i| ((kids[i], i), kids[i].mv))
             .collect();
         self.split_rest(&rest, best, alpha, |w, (c, i)| {

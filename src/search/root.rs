@@ -133,7 +133,7 @@ fn iterations(job: &Job, empties: u32, multipv: usize) -> Vec<Kind> {
         && empties >= cfg.sel_min_empties
         && multipv == 1
     {
-        [cfg.sel_t1, cfg.sel_t2, cfg.sel_t3]
+        [cfg.sel_t1, cfg.sel_t2]
             .into_iter()
             .filter(|&t| t > 0)
             .enumerate()
