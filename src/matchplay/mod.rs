@@ -1,7 +1,9 @@
 //! Engine-versus-engine matches (`annex match`), cutechess-like.
 //!
 //! * [`process`]: an engine child process as a channel of lines (every wait
-//!   has a deadline).
+//!   has a deadline), in a process group of its own.
+//! * [`reader`]: the threads reading an engine's output, bounded in line
+//!   length and lines queued.
 //! * [`client`], [`uci`], [`nboard`], [`gtp`]: the client side of the three
 //!   protocols; [`connect`] starts an engine,
 //!   detecting its protocol by handshake.
@@ -23,6 +25,7 @@
 //! when to stop (all games done, or an SPRT verdict).
 
 pub mod process;
+pub mod reader;
 pub mod client;
 pub mod uci;
 pub mod nboard;
