@@ -12,6 +12,7 @@
 //!   used to audit and resume a match.
 //! * [`resume`]: the settings recorded in `--out` and the checks and
 //!   repairs made before resuming.
+//! * [`lock`]: the lock that keeps a second match out of an `--out` in use.
 //! * [`stats`]: score, Elo ± margin, LOS, SPRT.
 //! * [`openings`]: XOT-style opening lists.
 //! * [`tournament`]: the schedule, the worker threads and the accounting.
@@ -31,6 +32,7 @@ pub mod uci;
 pub mod nboard;
 pub mod gtp;
 pub mod resume;
+pub mod lock;
 pub mod game;
 pub mod stats;
 pub mod openings;
@@ -170,6 +172,9 @@ pub enum MatchError {
     /// not belong (each difference named).
     #[error("{0}")]
     OtherMatch(String),
+    /// `--out` is locked by another match running now.
+    #[error("{0}")]
+    InUse(String),
 }
 
 impl MatchError {
