@@ -22,6 +22,7 @@ mod hardening_engine;
 mod hardening_protocol;
 mod hardening_tools;
 mod hardening_match;
+mod match_hostile;
 mod hardening_nboard_gtp;
 mod serve;
 mod datagen;
