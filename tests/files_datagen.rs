@@ -157,14 +157,16 @@ fn files_datagen_stopped_by_a_signal_is_incomplete_and_refused() {
 #[test]
 fn files_datagen_resumes_an_interrupted_shard_to_the_same_bytes() {
     let dir = Scratch::new("files-datagen-resume");
-    let args = ["--games", "30", "--shard", "1/2", "--seed", "5"];
+    // 60 games (under a second here), so that the kill below, a few
+    // games in, comes well before the end even on a loaded machine.
+    let args = ["--games", "120", "--shard", "1/2", "--seed", "5"];
     let whole = dir.join("whole.adg");
     let o = run(datagen_cmd(&whole, &args));
     assert!(o.status.success(), "{}", text(&o.stderr));
     let want = std::fs::read(&whole).unwrap();
     let h = Header::from_bytes(&want).unwrap();
     assert!(
-        h.complete && (h.first, h.end, h.run_games) == (15, 30, 30),
+        h.complete && (h.first, h.end, h.run_games) == (60, 120, 120),
         "{h:?}"
     );
     assert_eq!(
@@ -199,7 +201,7 @@ fn files_datagen_resumes_an_interrupted_shard_to_the_same_bytes() {
     let err = text(&o.stderr);
     assert!(o.status.success(), "{err}");
     assert!(err.contains("resuming"), "{err}");
-    assert!(text(&o.stdout).contains("15 games"), "{}", text(&o.stdout));
+    assert!(text(&o.stdout).contains("60 games"), "{}", text(&o.stdout));
     assert!(std::fs::read(&out).unwrap() == want, "resumed bytes differ");
     // Once more: complete already, left as it is.
     let o = run(datagen_cmd(&out, &args));
@@ -207,7 +209,7 @@ fn files_datagen_resumes_an_interrupted_shard_to_the_same_bytes() {
     assert!(text(&o.stdout).contains("complete"), "{}", text(&o.stdout));
     assert!(std::fs::read(&out).unwrap() == want);
     // Other settings on that file: refused, the file kept.
-    let o = run(datagen_cmd(&out, &["--games", "30", "--shard", "1/2"]));
+    let o = run(datagen_cmd(&out, &["--games", "120", "--shard", "1/2"]));
     assert_refused(&o, &["other settings", "not overwritten"]);
     assert!(std::fs::read(&out).unwrap() == want);
 }
