@@ -27,3 +27,6 @@ mod hardening_nboard_gtp;
 mod serve;
 mod datagen;
 mod probcut_calibration;
+mod files_datagen;
+mod files_readers;
+mod files_write;
