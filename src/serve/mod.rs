@@ -77,13 +77,16 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub max_sessions: u16,
     /// Most connections at once, never more than the open-file limit
-    /// allows (`ulimit -n` less 64, or half of it); one more gets 503.
-    /// Event streams and waits use at most half of them.
+    /// allows (`ulimit -n` less 64, or half of it). When all are taken, a
+    /// new connection closes the one that has waited longest for its
+    /// request; when none waits, it gets 503. Event streams and waits use
+    /// at most half of them.
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(2..=65536))]
     pub max_connections: u32,
-    /// Seconds a client has to send a request (head and body, 16 KiB of
-    /// head at most) and to take an answer, and that a kept-alive
-    /// connection waits for its next request.
+    /// Seconds a client has to send a request (head and body) and to take
+    /// an answer, and that a kept-alive connection waits for its next
+    /// request. A request line has at most 8 KiB (else 414), a head 16 KiB
+    /// and 64 lines (431), a body 64 KiB (413).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub idle_timeout: u64,
     /// Seconds without an event stream or a request after which a

@@ -114,8 +114,6 @@ pub struct Session {
     tasks: VecDeque<Task>,
     /// Bumped at every change; the page's streams wait on it.
     pub version: u64,
-    /// Last use, for evicting the oldest session.
-    pub last_used: Instant,
     /// The engine's last note (book move, error).
     pub message: Option<String>,
     /// The session was closed: its streams end.
@@ -198,7 +196,6 @@ pub fn open(
         evals: vec![None],
         tasks: VecDeque::new(),
         version: 0,
-        last_used: Instant::now(),
         message: None,
         closed: false,
         review: None,
@@ -270,7 +267,6 @@ impl Session {
     /// Marks a change for the streams.
     pub fn touch(&mut self) {
         self.version += 1;
-        self.last_used = Instant::now();
     }
 
     /// Stops the running search (its events will be dropped); returns at

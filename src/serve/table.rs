@@ -34,6 +34,15 @@ pub struct Table {
     budget: Duration,
 }
 
+/// What choosing a session to close looks at.
+struct Entry<'a> {
+    id: &'a String,
+    orphaned: bool,
+    /// It has an event stream: its page is open.
+    page: bool,
+    seen: Instant,
+}
+
 /// A session id: 16 hex digits, unguessable (std's hasher keys are
 /// random per process and differ at every `RandomState::new`).
 fn new_id() -> String {
@@ -107,25 +116,30 @@ impl Table {
     /// session with an open page only when `pages`.
     fn victim(&self, map: &HashMap<String, Arc<Shared>>, pages: bool) -> Option<String> {
         let now = Instant::now();
-        // (id, orphaned, has a stream, last request)
-        let all: Vec<(&String, bool, bool, Instant)> = map
+        let all: Vec<Entry> = map
             .iter()
-            .map(|(k, s)| {
+            .map(|(id, s)| {
                 let s = s.lock();
-                (k, s.orphaned(now, self.orphan_after), s.streams > 0, s.seen)
+                Entry {
+                    id,
+                    orphaned: s.orphaned(now, self.orphan_after),
+                    page: s.streams > 0,
+                    seen: s.seen,
+                }
             })
             .collect();
-        let counted = all.iter().filter(|a| !a.1).count();
-        let oldest = |keep: &dyn Fn(&(&String, bool, bool, Instant)) -> bool| {
+        let counted = all.iter().filter(|a| !a.orphaned).count();
+        let oldest = |keep: &dyn Fn(&Entry) -> bool| {
             all.iter()
                 .filter(|a| keep(a))
-                .min_by_key(|a| a.3)
-                .map(|a| a.0.clone())
+                .min_by_key(|a| a.seen)
+                .map(|a| a.id.clone())
         };
         if counted >= self.max_sessions {
-            oldest(&|a| !a.1 && !a.2).or_else(|| pages.then(|| oldest(&|a| !a.1)).flatten())
+            oldest(&|a| !a.orphaned && !a.page)
+                .or_else(|| pages.then(|| oldest(&|a| !a.orphaned)).flatten())
         } else if map.len() >= 2 * self.max_sessions {
-            oldest(&|a| a.1)
+            oldest(&|a| a.orphaned)
         } else {
             None
         }
