@@ -26,12 +26,16 @@ import threading
 import time
 
 
-def rss_kib(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
+def rss(pid):
+    """The resident memory of `pid` as text ("gone" once it exited)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return f"{int(line.split()[1]) / 1024:.1f} MiB"
+    except OSError:
+        pass
+    return "gone"
 
 
 def request(addr, path, method="GET", body=b"", timeout=10.0):
@@ -125,7 +129,7 @@ def main():
         sid = json.loads(data.split(b"\r\n\r\n", 1)[1])["session"]
         path = f"/api/state?s={sid}"
         print(f"server: {binary}, ulimit -n {server_limit}, pid {proc.pid}")
-        print(f"RSS at start: {rss_kib(proc.pid) / 1024:.1f} MiB")
+        print(f"RSS at start: {rss(proc.pid)}")
         rps, counts = quick_load(addr, path, a.seconds, a.clients)
         print(f"quick clients alone: {rps:.0f} requests/s ({counts})")
 
@@ -143,7 +147,7 @@ def main():
         closed = closed_now(slow)
         print(f"slow connections: {len(slow)} opened ({failed} failed to connect), "
               f"{closed} closed by the server, {len(slow) - closed} held")
-        print(f"RSS with them: {rss_kib(proc.pid) / 1024:.1f} MiB")
+        print(f"RSS with them: {rss(proc.pid)}")
         rps, counts = quick_load(addr, path, a.seconds, a.clients)
         print(f"quick clients meanwhile: {rps:.0f} requests/s ({counts})")
         for s in slow:
@@ -152,7 +156,7 @@ def main():
         status, _ = request(addr, "/")
         alive = proc.poll() is None
         print(f"after closing them: GET / -> {status}, server alive: {alive}, "
-              f"RSS {rss_kib(proc.pid) / 1024:.1f} MiB")
+              f"RSS {rss(proc.pid)}")
     finally:
         proc.kill()
         proc.wait()

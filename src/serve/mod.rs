@@ -15,7 +15,7 @@
 //! | request | body | what |
 //! |---|---|---|
 //! | `POST /api/session` | settings (optional) | a new session: `{"session": id, "state": …}` |
-//! | `GET /api/state?s=` (`&wait=idle`: once no search runs, at most 30 s) |  | the state |
+//! | `GET /api/state?s=` (`&wait=idle`: once no search runs, at most 30 s, or until the client goes) |  | the state |
 //! | `GET /api/events?s=` |  | `event: state` with the state at every change |
 //! | `POST /api/new?s=` | `{"rules": {"start", "flips", "tie", "scoring"}}` | a new game |
 //! | `POST /api/position?s=` | `{"board"}`, `{"transcript"}` or `{"ggf"}` | set up a position or load a game |
