@@ -30,3 +30,4 @@ mod probcut_calibration;
 mod files_datagen;
 mod files_readers;
 mod files_write;
+mod serve_hostile;
