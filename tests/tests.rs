@@ -24,5 +24,7 @@ mod hardening_tools;
 mod hardening_match;
 mod hardening_nboard_gtp;
 mod serve;
+mod serve_browser;
+mod ggf_rules;
 mod datagen;
 mod probcut_calibration;
