@@ -503,3 +503,30 @@ fn browser_reload_restores_the_game() {
         "the error stays in view: {error}"
     );
 }
+
+#[test]
+fn browser_plays_a_forced_pass_by_itself_with_a_note() {
+    let Some(browser) = chromium() else {
+        eprintln!("skipped: needs /usr/bin/chromium (apt-get install chromium)");
+        return;
+    };
+    let srv = Server::start();
+    // O a1, X b1, X to move: X has no move and must pass; O (a person
+    // here) then has c1.
+    let board = format!("OX{}%20X", "-".repeat(62));
+    let url = format!("http://{}/?board={board}&white=human", srv.addr);
+    let mut b = Browser::open(browser, &url, "pass");
+    b.wait_for("typeof state !== 'undefined' && state !== null && state.moves.length === 1");
+    assert_eq!(b.eval("state.moves"), json!(["pass"]));
+    assert_eq!(b.eval("state.side"), json!("O"));
+    let note = b.eval("document.getElementById('note').textContent");
+    assert_eq!(note, json!("Black (X) had no legal move and passed."));
+    assert_eq!(
+        b.eval("document.getElementById('error').textContent"),
+        json!("")
+    );
+    b.click("#sq-c1");
+    b.wait_for("state.game_over");
+    let status = b.eval("document.getElementById('status').textContent");
+    assert_eq!(status, json!("White wins 64-0"));
+}
