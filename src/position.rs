@@ -289,7 +289,8 @@ impl Position {
 /// pass tokens `--`, `@@`, `pass`, `ps`, `pa` stand alone. A direction is
 /// one letter or two (`ne`, `nw`, `se`, `sw`); when two letters are followed
 /// by a digit, the second letter starts the next square (`g7:we6` is
-/// `g7:w e6`, and `f5:ne3` is `f5:n e3`).
+/// `g7:w e6`, and `f5:ne3` is `f5:n e3`). Move numbers of a numbered
+/// transcript (`1. f5 d6 2. c3`, `1.f5 d6 2.c3`, `3... e6`) are skipped.
 pub fn split_transcript(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for word in text.split(|c: char| c.is_whitespace() || c == ',' || c == ';') {
@@ -297,6 +298,16 @@ pub fn split_transcript(text: &str) -> Vec<String> {
         let lower = |k: usize| chars.get(k).map(|c| c.to_ascii_lowercase());
         let mut i = 0;
         while i < chars.len() {
+            // A move number (`1.`, `12.`, `3...`) or a run of dots: no move.
+            let digits = chars[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+            let dots = chars[i + digits..]
+                .iter()
+                .take_while(|&&c| c == '.')
+                .count();
+            if dots > 0 {
+                i += digits + dots;
+                continue;
+            }
             let is_pass4 = (0..4).all(|k| lower(i + k) == "pass".chars().nth(k));
             if is_pass4 {
                 out.push(chars[i..i + 4].iter().collect());
@@ -462,6 +473,14 @@ mod tests {
             ["g7:w", "e6", "f5:n", "e3"]
         );
         assert_eq!(split_transcript("f5:nwe3:SE"), ["f5:nw", "e3:SE"]);
+        // Numbered transcripts.
+        assert_eq!(split_transcript("1. f5 d6 2. c3"), ["f5", "d6", "c3"]);
+        assert_eq!(
+            split_transcript("1.f5 d6 2.c3:n 10... e6"),
+            ["f5", "d6", "c3:n", "e6"]
+        );
+        // A digit without a dot is still an error token, not skipped.
+        assert_eq!(split_transcript("f5 3 d6"), ["f5", "3", "d6"]);
     }
 
     #[test]

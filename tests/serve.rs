@@ -493,7 +493,7 @@ fn serve_page_in_headless_chromium() {
     let srv = Server::start();
     let profile = std::env::temp_dir().join(format!("annex-chromium-{}", std::process::id()));
     let url = format!(
-        "http://{}/?moves=f5d6c3&analyze=1&depth=6&snapshot=1",
+        "http://{}/?moves=f5d6c3&white=human&analyze=1&depth=6&snapshot=1",
         srv.addr
     );
     let out = Command::new(browser)
@@ -529,7 +529,7 @@ fn serve_page_in_headless_chromium() {
     let hints = dom.matches("class=\"hint").count();
     assert!(hints >= 4, "hints on the legal squares: {hints}");
     assert!(
-        dom.contains("<li class=\"current\">c3</li>"),
+        dom.contains("class=\"current\" data-key=\"c3X\""),
         "the move list"
     );
 }
@@ -746,7 +746,7 @@ fn serve_page_plays_and_streams_in_chromium() {
         return;
     };
     let srv = Server::start();
-    let url = format!("http://{}/?analyze=1&depth=4", srv.addr);
+    let url = format!("http://{}/?white=human&analyze=1&depth=4", srv.addr);
     let mut b = Browser::open(browser, &url);
     let hints = "document.querySelectorAll('.hint').length";
     let moves = "document.querySelectorAll('#moves li').length";
@@ -763,7 +763,7 @@ fn serve_page_plays_and_streams_in_chromium() {
     // The engine takes O and answers; undo takes back both moves.
     b.eval("const w = document.getElementById('white'); w.value = 'engine'; w.dispatchEvent(new Event('change'))");
     b.wait_for(&format!(
-        "{moves} === 2 && document.getElementById('status').textContent.startsWith('X to move')"
+        "{moves} === 2 && document.getElementById('status').textContent.startsWith('Black (X) to move')"
     ));
     b.eval("document.getElementById('undo').click()");
     b.wait_for("document.querySelectorAll('#moves li.future').length === 2");

@@ -25,6 +25,8 @@ mod hardening_match;
 mod match_hostile;
 mod hardening_nboard_gtp;
 mod serve;
+mod serve_browser;
+mod ggf_rules;
 mod datagen;
 mod probcut_calibration;
 mod files_datagen;

@@ -325,9 +325,9 @@ pub fn ggf(
         s += &format!("RU[{}]", h.rules);
     }
     s += &format!("TY[8]BO[{}]", ggf_board(start));
-    let mut side = start.side;
+    let mut pos = *start;
     for (i, m) in moves.iter().enumerate() {
-        let tag = if side == Color::Black { 'B' } else { 'W' };
+        let tag = if pos.side == Color::Black { 'B' } else { 'W' };
         let text = if m.is_pass() {
             "PA".to_string()
         } else {
@@ -342,9 +342,13 @@ pub fn ggf(
             _ if !eval.is_empty() => s += &format!("{tag}[{text}/{eval}]"),
             _ => s += &format!("{tag}[{text}]"),
         }
-        side = side.other();
-        // Placement plies of the free start keep the mover for two plies;
-        // GGF cannot say so, and such games are written for reading only.
+        // The next mover: the side to move after the move (placement plies
+        // of the free start keep the mover); a move that does not replay
+        // passes the turn.
+        pos = match pos.play(h.rules, *m) {
+            Ok((_, next)) => next,
+            Err(_) => Position::from_colors(pos.black(), pos.white(), pos.side.other()),
+        };
     }
     s += ";)";
     s

@@ -7,6 +7,13 @@
 //! with optional `/eval/seconds`, `TI` the clock. Passes are `PA` (or any
 //! pass token) or may be left out; a record may end with a pass.
 //!
+//! `RU[start parallel flips one-line tie second scoring count]` names the
+//! rule options of `RULES.md` the game was played under (options left out
+//! keep their default; a record without `RU` is a plain Othello game). Under
+//! `start free` the four placement plies are written with their real
+//! movers, `B[..]B[..]W[..]W[..]`; under `flips one-line` a move that
+//! brackets several lines carries its line, `B[c6:e]`.
+//!
 //! ```
 //! use annex::record::ggf::parse;
 //! use annex::rules::RuleSet;
@@ -41,6 +48,9 @@ pub struct Ggf {
     pub clock: Option<Clock>,
     /// Time used so far by X and O (sum of the move times).
     pub used: [Duration; 2],
+    /// The rules of `RU[…]`, if the record names them (the game is
+    /// replayed under them).
+    pub ru: Option<RuleSet>,
 }
 
 /// Why a record is rejected; names the offending part.
@@ -54,6 +64,8 @@ pub enum GgfError {
     Board(String),
     /// A malformed `TI`.
     Time(String),
+    /// A malformed `RU`, or rules other than the ones in force.
+    Rules(String),
     /// A move that is malformed or illegal (1-based ply).
     Move {
         /// Ply in the record.
@@ -72,6 +84,7 @@ impl fmt::Display for GgfError {
             GgfError::Unsupported(s) => write!(f, "GGF game not supported: {s}"),
             GgfError::Board(s) => write!(f, "GGF board BO[{s}] is invalid"),
             GgfError::Time(s) => write!(f, "GGF time TI[{s}] is invalid"),
+            GgfError::Rules(s) => write!(f, "GGF rules: {s}"),
             GgfError::Move { ply, text, why } => write!(f, "GGF move {ply} '{text}': {why}"),
         }
     }
@@ -123,6 +136,24 @@ fn parse_board(v: &str) -> Result<Position, GgfError> {
     Ok(pos)
 }
 
+/// `RU[start parallel flips one-line …]`: option names and values in
+/// pairs, any order, the others at their defaults.
+fn parse_rules(v: &str) -> Result<RuleSet, GgfError> {
+    let words: Vec<&str> = v.split_whitespace().collect();
+    if !words.len().is_multiple_of(2) {
+        return Err(GgfError::Rules(format!(
+            "RU[{v}] is not option/value pairs"
+        )));
+    }
+    let mut rules = RuleSet::default();
+    for pair in words.chunks(2) {
+        rules
+            .set(pair[0], pair[1])
+            .map_err(|e| GgfError::Rules(format!("RU[{v}]: {e}")))?;
+    }
+    Ok(rules)
+}
+
 /// The `KEY[value]` pairs of a record, in order.
 fn properties(text: &str) -> Result<Vec<(String, String)>, GgfError> {
     let t = text.trim();
@@ -162,14 +193,31 @@ fn properties(text: &str) -> Result<Vec<(String, String)>, GgfError> {
     Ok(out)
 }
 
-/// Parses a record and replays it under `rules`.
+/// Parses a record and replays it under `rules`, the rules in force (an
+/// NBoard engine's): a record whose `RU[…]` names other rules is refused.
 ///
 /// # Errors
 /// See [`GgfError`].
 pub fn parse(text: &str, rules: RuleSet) -> Result<Ggf, GgfError> {
+    replay(text, rules, true)
+}
+
+/// Parses a record and replays it under its own rules: those of `RU[…]`
+/// when given, else `default` (plain Othello for a record from elsewhere).
+///
+/// # Errors
+/// See [`GgfError`].
+pub fn parse_with_rules(text: &str, default: RuleSet) -> Result<Ggf, GgfError> {
+    replay(text, default, false)
+}
+
+/// Reads a record and replays it under `RU[…]` or `rules`; `strict`: a
+/// record whose `RU[…]` differs from `rules` is refused.
+fn replay(text: &str, rules: RuleSet, strict: bool) -> Result<Ggf, GgfError> {
     let props = properties(text)?;
     let mut start = None;
     let mut clock = None;
+    let mut ru = None;
     let mut moves: Vec<(Color, String)> = Vec::new();
     for (k, v) in &props {
         match k.as_str() {
@@ -191,11 +239,21 @@ pub fn parse(text: &str, rules: RuleSet) -> Result<Ggf, GgfError> {
             }
             "BO" => start = Some(parse_board(v)?),
             "TI" => clock = Some(parse_clock(v)?),
+            "RU" => ru = Some(parse_rules(v)?),
             "B" => moves.push((Color::Black, v.clone())),
             "W" => moves.push((Color::White, v.clone())),
             _ => {}
         }
     }
+    if let Some(ru) = ru
+        && strict
+        && ru != rules
+    {
+        return Err(GgfError::Rules(format!(
+            "the record is played under {ru}, not under the rules in force ({rules})"
+        )));
+    }
+    let rules = ru.unwrap_or(rules);
     let start = start.unwrap_or_else(|| Position::start(&rules));
     let mut game = Game::from_position(start, rules);
     let mut used = [Duration::ZERO; 2];
@@ -219,7 +277,12 @@ pub fn parse(text: &str, rules: RuleSet) -> Result<Ggf, GgfError> {
         }
         game.play_for(*color, mv).map_err(|e| err(e.to_string()))?;
     }
-    Ok(Ggf { game, clock, used })
+    Ok(Ggf {
+        game,
+        clock,
+        used,
+        ru,
+    })
 }
 
 #[cfg(test)]
@@ -257,6 +320,27 @@ mod tests {
             &format!("(;{START}B[F5;)"),
         ] {
             assert!(parse(bad, r).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn rules_of_the_record() {
+        let text = format!("(;GM[Othello]RU[tie second flips one-line]{START}B[f5];)");
+        let g = parse_with_rules(&text, RuleSet::default()).unwrap();
+        let mut want = RuleSet::default();
+        want.set("tie", "second").unwrap();
+        want.set("flips", "one-line").unwrap();
+        assert_eq!((g.ru, g.game.rules()), (Some(want), want));
+        // Under the rules in force: the same rules only.
+        assert!(parse(&text, want).is_ok());
+        let e = parse(&text, RuleSet::default()).unwrap_err().to_string();
+        assert!(e.contains("tie second"), "{e}");
+        // Without RU: the default given.
+        let plain = format!("(;GM[Othello]{START}B[f5];)");
+        assert_eq!(parse_with_rules(&plain, want).unwrap().game.rules(), want);
+        for bad in ["RU[tie]", "RU[tie maybe]", "RU[colour red]"] {
+            let e = parse_with_rules(&format!("(;{bad}{START};)"), RuleSet::default());
+            assert!(matches!(e, Err(GgfError::Rules(_))), "{bad}");
         }
     }
 

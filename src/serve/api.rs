@@ -310,6 +310,10 @@ fn apply(s: &mut Session, path: &str, body: &Map<String, Value>) -> Result<(), F
             s.stop_now();
             Ok(())
         }
+        "/api/cut" => {
+            s.cut();
+            Ok(())
+        }
         _ => Err(Fail(404, format!("no such API: {path}"))),
     }
 }
@@ -391,16 +395,23 @@ fn settings_from(body: &Map<String, Value>, base: Settings) -> Result<Settings, 
 }
 
 /// `/api/position`: a board (and side), a transcript (from that board or
-/// the start position), or a GGF game; with optional `rules`.
+/// the start position), or a GGF game; with optional `rules`. A GGF game
+/// is played under its own rules (`RU[…]`, else plain Othello, else the
+/// `rules` given), and a note says so when they change.
 fn set_position(s: &mut Session, body: &Map<String, Value>) -> Result<(), Fail> {
-    let rules = rules_from(body, s.rules())?;
     if let Some(text) = str_field(body, "ggf")? {
-        let g = crate::record::ggf::parse(text, rules).map_err(|e| Fail::bad(e.to_string()))?;
-        let start = g.game.start();
-        return s
-            .reset(rules, Some(start), g.game.moves())
-            .map_err(Fail::from);
+        let before = s.rules();
+        let default = rules_from(body, RuleSet::default())?;
+        let g = crate::record::ggf::parse_with_rules(text, default)
+            .map_err(|e| Fail::bad(e.to_string()))?;
+        let rules = g.game.rules();
+        s.reset(rules, Some(g.game.start()), g.game.moves())?;
+        if rules != before {
+            s.message = Some(format!("the game's rules: {rules}"));
+        }
+        return Ok(());
     }
+    let rules = rules_from(body, s.rules())?;
     let start = match str_field(body, "board")? {
         Some(b) => b
             .parse::<Position>()
@@ -472,6 +483,16 @@ fn bound_name(b: crate::search::Bound) -> &'static str {
     }
 }
 
+/// The side that made each move of the whole line (`"XXOO…"`: the
+/// placement plies of the free start keep the mover).
+fn movers(s: &Session) -> String {
+    let line = s.line_positions();
+    line[..line.len() - 1]
+        .iter()
+        .map(|p| p.side.to_char())
+        .collect()
+}
+
 /// The state the page draws.
 pub fn state_json(s: &Session, id: &str) -> Value {
     let rules = s.rules();
@@ -515,6 +536,7 @@ pub fn state_json(s: &Session, id: &str) -> Value {
         "ply": s.ply(),
         "moves": moves_json(s.game.moves().iter().copied()),
         "redo": moves_json(s.redo.iter().rev().copied()),
+        "movers": movers(s),
         "legal": moves_json(pos.legal_moves(&rules).iter()),
         "must_pass": pos.must_pass(&rules),
         "game_over": over,

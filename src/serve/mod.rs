@@ -21,7 +21,8 @@
 //! | `POST /api/position?s=` | `{"board"}`, `{"transcript"}` or `{"ggf"}` | set up a position or load a game |
 //! | `POST /api/move?s=` | `{"move": "f5"}` (`f5:ne`, `pass`) | play a move (409 on the engine's turn) |
 //! | `POST /api/undo?s=`, `/api/redo?s=` |  | one move back or forward |
-//! | `POST /api/goto?s=` | `{"ply": n}` | go to a ply of the game |
+//! | `POST /api/goto?s=` | `{"ply": n}` | view a ply of the game (the engine moves only at the end) |
+//! | `POST /api/cut?s=` |  | drop the moves after the viewed ply (the engine on its turn moves) |
 //! | `POST /api/settings?s=` | `{"black", "white", "depth", "movetime_ms", "analyze", "analyze_depth"}` | players, level, analysis |
 //! | `POST /api/review?s=` | `{"depth": n}` (default 10) | score every position of the game, last to first, for the graph |
 //! | `POST /api/stop?s=` |  | stop the search now (the engine on its turn plays the best move found) |

@@ -439,9 +439,20 @@ impl Session {
         self.kick();
     }
 
+    /// Drops the undone moves: the game ends at the current position, and
+    /// the engine on its turn moves from there (the page's "play from
+    /// here").
+    pub fn cut(&mut self) {
+        self.redo.clear();
+        self.evals.truncate(self.ply() + 1);
+        self.kick();
+    }
+
     /// Stops the search and starts the one the state asks for: the
-    /// engine's move on its turn (a forced pass is played at once), else
-    /// the hints in analysis mode.
+    /// engine's move on its turn at the end of the game (a forced pass is
+    /// played at once), else the hints in analysis mode. A position viewed
+    /// before the end (undone moves wait to be replayed) is only analysed:
+    /// viewing never changes the game.
     pub fn kick(&mut self) {
         self.stop();
         self.review = None;
@@ -456,7 +467,8 @@ impl Session {
                 self.set_eval(ply, for_black(&pos, d));
                 return;
             }
-            let engine_turn = self.settings.players[pos.side as usize] == Player::Engine;
+            let engine_turn =
+                self.settings.players[pos.side as usize] == Player::Engine && self.redo.is_empty();
             if engine_turn && pos.must_pass(&rules) {
                 if self.game.play(Move::PASS).is_ok() {
                     self.after_move(Move::PASS);
