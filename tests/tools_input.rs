@@ -1,4 +1,4 @@
-//! Hardening of the tools: bad input, closed pipes, full disks.
+//! The tools meeting bad input, closed pipes and full disks.
 //!
 //! Each test runs the real `annex` binary with real pipes (or real files as
 //! stdout) and checks what a script would see: the output lines, stderr and
@@ -19,7 +19,7 @@ fn annex() -> Command {
 /// The small OBF fixture: a finished game, a forced pass, a one-move end.
 fn fixture() -> String {
     format!(
-        "{}/tests/data/hardening_solve.obf",
+        "{}/tests/data/tools_solve.obf",
         env!("CARGO_MANIFEST_DIR")
     )
 }
@@ -70,7 +70,7 @@ fn run(args: &[&str], input: &[u8]) -> (ExitStatus, String, String) {
 }
 
 #[test]
-fn hardening_analyze_reads_on_after_a_line_that_is_not_utf8() {
+fn tools_analyze_reads_on_after_a_line_that_is_not_utf8() {
     let (st, out, err) = run(&["analyze", "--depth", "2"], b"f5\n\xff\xfe bad\nf5d6\n");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 3, "stdout:\n{out}\nstderr:\n{err}");
@@ -102,7 +102,7 @@ fn run_into_closed_pipe(args: &[&str]) -> (ExitStatus, String) {
 }
 
 #[test]
-fn hardening_tools_end_quietly_on_a_closed_pipe() {
+fn tools_end_quietly_on_a_closed_pipe() {
     let obf = fixture();
     let cases: Vec<Vec<&str>> = vec![
         vec!["perft", "6", "--divide"],
@@ -123,7 +123,7 @@ fn hardening_tools_end_quietly_on_a_closed_pipe() {
 }
 
 #[test]
-fn hardening_perft_divide_with_reader_gone_after_one_line() {
+fn tools_perft_divide_with_reader_gone_after_one_line() {
     let mut child = annex()
         .args(["perft", "6", "--divide"])
         .stdout(Stdio::piped())
@@ -140,7 +140,7 @@ fn hardening_perft_divide_with_reader_gone_after_one_line() {
 }
 
 #[test]
-fn hardening_solve_to_a_full_disk_is_one_error_line() {
+fn tools_solve_to_a_full_disk_is_one_error_line() {
     let full = std::fs::OpenOptions::new()
         .write(true)
         .open("/dev/full")
@@ -164,7 +164,7 @@ fn hardening_solve_to_a_full_disk_is_one_error_line() {
 }
 
 #[test]
-fn hardening_solve_says_none_on_a_finished_game_and_pass_on_a_forced_pass() {
+fn tools_solve_says_none_on_a_finished_game_and_pass_on_a_forced_pass() {
     let (st, out, err) = run(&["solve", &fixture()], b"");
     assert!(st.success(), "{st}\n{out}\n{err}");
     let rows: Vec<Vec<&str>> = out
@@ -188,7 +188,7 @@ fn hardening_solve_says_none_on_a_finished_game_and_pass_on_a_forced_pass() {
 /// `solve --eval` orders the solver with another evaluation: the scores
 /// stay those of the FFO file, and a missing weights file is one error line.
 #[test]
-fn hardening_solve_with_another_evaluation() {
+fn tools_solve_with_another_evaluation() {
     let obf = std::env::temp_dir().join(format!("annex-solve-eval-{}.obf", std::process::id()));
     let text = crate::util::fixture("endgame/ffo/fforum-1-19.obf");
     let four: Vec<&str> = text
@@ -214,7 +214,7 @@ fn hardening_solve_with_another_evaluation() {
 /// A bad `ANNEX_CONFIG` stops `solve` and the protocol loop with one error
 /// line instead of running on with the default tunables.
 #[test]
-fn hardening_bad_annex_config_is_one_error_line() {
+fn tools_bad_annex_config_is_one_error_line() {
     for (spec, args) in [
         ("end_all_margin=2048", vec!["solve", "--only", "1"]),
         ("no_such_tunable=1", vec![]),
@@ -239,7 +239,7 @@ fn hardening_bad_annex_config_is_one_error_line() {
 }
 
 #[test]
-fn hardening_numeric_arguments_out_of_range_are_usage_errors() {
+fn tools_numeric_arguments_out_of_range_are_usage_errors() {
     let obf = fixture();
     let nodata = ["--data", "/nonexistent-annex-data"];
     let mut cases: Vec<Vec<&str>> = vec![
@@ -367,7 +367,7 @@ fn hardening_numeric_arguments_out_of_range_are_usage_errors() {
 }
 
 #[test]
-fn hardening_book_show_lists_symmetric_book_moves() {
+fn tools_book_show_lists_symmetric_book_moves() {
     let (st, out, err) = run(&["book", "show"], b"");
     assert!(st.success(), "{err}");
     // A header line names the columns.
@@ -398,7 +398,7 @@ fn hardening_book_show_lists_symmetric_book_moves() {
 }
 
 #[test]
-fn hardening_solo_answers_input_after_stop() {
+fn tools_solo_answers_input_after_stop() {
     let (st, out, err) = run(
         &["solo", "--interactive", "--seed", "3"],
         b"stop\nx d3\n\nboard\nquit\nx e3\n",

@@ -1,4 +1,4 @@
-//! Hardening tests of `annex match`: resumes, refusals, protocol errors.
+//! `annex match` meeting errors: resumes, refusals, protocol errors.
 //! `annex match` run as users run it, against the fake engines of
 //! `tests/fake_engine.py`.
 
@@ -22,7 +22,7 @@ fn run_in(out: &Path, a_flags: &str, extra: &[&str]) -> std::process::Output {
 }
 
 #[test]
-fn hardening_match_resume_with_other_limits_is_refused() {
+fn match_resume_with_other_limits_is_refused() {
     let out_dir = scratch("h-limits");
     let out = out_dir.join("out");
     let o = run_in(&out, "", &["--games", "2", "--movetime", "60"]);
@@ -50,7 +50,7 @@ fn hardening_match_resume_with_other_limits_is_refused() {
 }
 
 #[test]
-fn hardening_match_refused_resume_names_the_seed() {
+fn match_refused_resume_names_the_seed() {
     let out_dir = scratch("h-seed");
     let out = out_dir.join("out");
     let xot = xot().display().to_string();
@@ -102,7 +102,7 @@ fn hardening_match_refused_resume_names_the_seed() {
 }
 
 #[test]
-fn hardening_match_truncated_games_txt_is_repaired_once() {
+fn match_truncated_games_txt_is_repaired_once() {
     let out_dir = scratch("h-trunc");
     let out = out_dir.join("out");
     let limits = ["--games", "4", "--depth", "1"];
@@ -168,17 +168,17 @@ fn protocol_errors(mode: &str, detail: &str) {
 }
 
 #[test]
-fn hardening_match_invalid_utf8_is_a_protocol_error() {
+fn match_invalid_utf8_is_a_protocol_error() {
     protocol_errors("utf8", "UTF-8");
 }
 
 #[test]
-fn hardening_match_two_answers_are_a_protocol_error() {
+fn match_two_answers_are_a_protocol_error() {
     protocol_errors("double", "two ");
 }
 
 #[test]
-fn hardening_match_clean_sweep_has_no_inf_or_nan() {
+fn match_clean_sweep_has_no_inf_or_nan() {
     let out_dir = scratch("h-sweep");
     let out = out_dir.join("out");
     let (a, b) = (format!("a={}", fake()), format!("b={}", fake()));
@@ -201,7 +201,7 @@ fn hardening_match_clean_sweep_has_no_inf_or_nan() {
 }
 
 #[test]
-fn hardening_match_out_of_range_arguments_are_refused() {
+fn match_out_of_range_arguments_are_refused() {
     let (a, b) = (format!("a={}", fake()), format!("b={}", fake()));
     for (flag, value, want) in [
         ("--concurrency", "0", "--concurrency"),
