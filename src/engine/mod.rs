@@ -207,16 +207,11 @@ impl Engine {
         }
     }
 
-    /// Starts, in the background, what the first search needs: the
-    /// table's allocation and (when `OwnBook` is on) the decoding of the
-    /// embedded book. A protocol session calls this when it begins, so
-    /// that a first `go` without `isready` finds them done.
+    /// Starts allocating the table in the background: a protocol session
+    /// calls this when it begins, so that a first `go` without `isready`
+    /// finds it done. (The book is not decoded here: the GUI may turn
+    /// `OwnBook` off in its first lines.)
     pub fn warm_up(&mut self) {
-        if self.own_book && self.book.is_none() {
-            let _ = std::thread::Builder::new()
-                .name("annex-book".into())
-                .spawn(|| drop(Book::shared_default()));
-        }
         if !self.is_searching() && self.needs_table() {
             self.wait();
             if let Err(e) = self.resize_table(self.hash_mb) {

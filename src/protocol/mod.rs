@@ -136,8 +136,9 @@ impl Out {
 enum Input {
     Protocol(Protocol),
     Line(String),
-    /// A line over [`MAX_LINE_BYTES`]: its first bytes and its length.
-    TooLong(String, u64),
+    /// A line over [`MAX_LINE_BYTES`]: its start and length as an error
+    /// quotes them.
+    TooLong(String),
     Eof,
 }
 
@@ -214,12 +215,15 @@ fn reader(
         if let Some(len) = too_long {
             log::debug!("< ({len} bytes, over the limit)");
             // The head names the command (and a GTP id) in the error.
-            let head = quote_token(&line);
+            let head = match line.char_indices().nth(QUOTE_MAX_CHARS) {
+                Some((cut, _)) => format!("{}…({len} bytes)", &line[..cut]),
+                None => line.to_string(),
+            };
             let p = proto.unwrap_or_else(|| detect(&head));
             if proto.replace(p).is_none() && tx.send(Input::Protocol(p)).is_err() {
                 return;
             }
-            if tx.send(Input::TooLong(head, len)).is_err() {
+            if tx.send(Input::TooLong(head)).is_err() {
                 return;
             }
             continue;
@@ -311,9 +315,9 @@ pub fn run_with(
                         return Ok(());
                     }
                 }
-                Ok(Input::TooLong(head, len)) => {
+                Ok(Input::TooLong(head)) => {
                     let msg = format!(
-                        "line of {len} bytes is over the limit of {MAX_LINE_BYTES} bytes; ignored"
+                        "line '{head}' is over the limit of {MAX_LINE_BYTES} bytes; ignored"
                     );
                     handler.reject(&head, &msg, &mut out)?;
                 }
