@@ -192,7 +192,9 @@ fn timed_go(a: &mut Annex) -> (Duration, Vec<String>) {
 /// for the table, and says so; `isready` answers once the table is whole.
 /// Timed as a ratio against the same `go` with the table ready. (Before:
 /// `setoption` held the session while the table was zeroed, so the `go`
-/// answered that much later.)
+/// answered that much later; the bound catches it where zeroing 512 MiB
+/// takes over half a second, as on a virtual machine whose memory the
+/// host has not backed yet: 2048 MiB took 9.6 s there.)
 #[test]
 fn proto_go_does_not_pay_for_the_table() {
     let mut a = Annex::spawn(&[]);
@@ -207,7 +209,7 @@ fn proto_go_does_not_pay_for_the_table() {
     a.send("setoption name Hash value 512");
     let (lazy, got) = timed_go(&mut a);
     assert!(
-        lazy <= ready * 3 + Duration::from_secs(1),
+        lazy <= ready * 3 + Duration::from_millis(500),
         "go after Hash: {lazy:?}, with the table ready: {ready:?}"
     );
     assert!(
@@ -222,23 +224,24 @@ fn proto_go_does_not_pay_for_the_table() {
 
 /// Under `flips one-line` a forced pass near the end is answered with an
 /// `info` line carrying its score (before: the generic solver went first
-/// and the clock stopped it, leaving `bestmove pass` alone).
+/// and a limit that stopped it, the clock or a node count, left
+/// `bestmove pass` alone).
 #[test]
 fn proto_one_line_forced_pass_reports_a_score() {
     let board = "OOOXXOOOXOOOXOOOXXOOOOOOXOXXOOOOXXXOXOOOX-XOXOOO--XXOXXO--XOXXX- X";
-    for flips in ["all", "one-line"] {
-        let mut a = Annex::spawn(&[]);
-        uci(&mut a);
-        a.send(&format!("setoption name Flips value {flips}"));
+    let mut a = Annex::spawn(&[]);
+    uci(&mut a);
+    a.send("setoption name Flips value one-line");
+    for go in ["go nodes 1000", "go movetime 50"] {
         a.send(&format!("position board {board}"));
-        a.send("go movetime 50");
+        a.send(go);
         let got = a.until_prefix("bestmove");
         assert_eq!(got.last().map(String::as_str), Some("bestmove pass"));
         assert!(
             got.iter().any(|l| l.starts_with("info depth")
                 && l.contains(" score disc ")
                 && l.contains(" pv pass")),
-            "{flips}: {got:?}"
+            "{go}: {got:?}"
         );
     }
 }
