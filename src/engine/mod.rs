@@ -449,6 +449,30 @@ mod tests {
         assert!(pos.legal_moves(&rules).contains(b[0].best));
     }
 
+    /// `Hash` returns before its table is faulted in; a search meanwhile
+    /// uses the table as it is, and the allocation then ends.
+    #[test]
+    fn a_search_uses_a_table_being_filled() {
+        let (tx, rx) = unbounded();
+        let mut e = Engine::new(tx);
+        e.set_option("OwnBook", "false").unwrap();
+        e.set_option("Hash", "96").unwrap();
+        assert_eq!(e.tt.size_bytes(), 96 << 20);
+        let pos = Position::start(&e.rules());
+        let limits = Limits {
+            depth: Some(5),
+            ..Limits::default()
+        };
+        let b = e.search_sync(pos, limits);
+        assert!(pos.legal_moves(&e.rules()).contains(b.best));
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while e.wait_table(Duration::from_millis(100)).is_some() {
+            assert!(Instant::now() < deadline, "the table never filled");
+        }
+        assert!(e.wait_table(Duration::ZERO).is_none());
+        assert_eq!(best_moves(&rx).len(), 1);
+    }
+
     /// The typed setters, and what `set_option` tells its caller.
     #[test]
     fn typed_options() {

@@ -683,6 +683,35 @@ mod tests {
         assert_eq!(t.hashfull(), 250);
     }
 
+    /// Faulting a table in counts every byte, changes no slot (entries
+    /// stored before stay, empty slots stay empty), and an abort set
+    /// beforehand stops it before the first part.
+    #[test]
+    fn fault_in_counts_and_keeps_the_slots() {
+        let t = Table::try_new_lazy(40).unwrap();
+        for k in 0..1000u64 {
+            t.store(
+                k.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+                None,
+                3,
+                2,
+                TtBound::Exact,
+                false,
+            );
+        }
+        let done = AtomicU64::new(0);
+        t.fault_in(3, &done, &AtomicBool::new(false));
+        assert_eq!(done.load(Relaxed), t.size_bytes() as u64);
+        for k in 0..1000u64 {
+            let e = t.probe(k.wrapping_mul(0x9e37_79b9_7f4a_7c15)).unwrap();
+            assert_eq!((e.lower, e.depth), (3, 2));
+        }
+        assert!(t.probe(1).is_none());
+        let stopped = AtomicU64::new(0);
+        t.fault_in(2, &stopped, &AtomicBool::new(true));
+        assert_eq!(stopped.load(Relaxed), 0);
+    }
+
     /// Clearing on several threads empties every slot, as the serial clear does.
     #[test]
     fn clear_on_threads_empties_every_slot() {
