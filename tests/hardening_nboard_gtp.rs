@@ -243,15 +243,19 @@ fn hardening_nboard_arguments_checked() {
     ] {
         assert_eq!(nboard_error(&mut a, bad), want);
     }
-    let long = "f".repeat(1 << 20);
+    // Long tokens under the line limit (1 MiB) are quoted short.
+    let long = "f".repeat(1 << 19);
     for bad in [
         format!("move {long}"),
         long.clone(),
         format!("set depth {long}"),
     ] {
         let e = nboard_error(&mut a, &bad);
-        assert!(e.len() < 200 && e.contains("(1048576 bytes)"), "{e}");
+        assert!(e.len() < 200 && e.contains("(524288 bytes)"), "{e}");
     }
+    // A line over the limit is one error, quoted short too.
+    let e = nboard_error(&mut a, &format!("move {}", "f".repeat(1 << 20)));
+    assert!(e.len() < 200 && e.contains("(1048581 bytes)"), "{e}");
     // Nothing was played: the start position, upper-case words accepted.
     a.send("MOVE F5");
     a.send("HINT 1");

@@ -33,3 +33,4 @@ mod files_datagen;
 mod files_readers;
 mod files_write;
 mod serve_hostile;
+mod proto_edges;

@@ -31,6 +31,9 @@ use std::collections::HashMap;
 use std::fmt;
 
 const MAGIC: &[u8; 8] = b"ANXBOOK\0";
+/// The largest book file read: 64 MiB, two million positions or more,
+/// decoded in well under a second.
+pub const MAX_BOOK_BYTES: u64 = 64 << 20;
 const VERSION: u32 = 1;
 
 /// The committed default book (see `book/README.md`).
@@ -260,14 +263,16 @@ impl Book {
         Ok(Book { entries })
     }
 
-    /// Reads a book file.
+    /// Reads a book file: the path must name a regular file of at most
+    /// [`MAX_BOOK_BYTES`] (a FIFO or a device is refused before it is
+    /// opened, so nothing blocks or grows without bound).
     ///
     /// # Errors
     /// I/O errors and those of [`Book::from_bytes`], all as
     /// [`BookError::Io`] naming the path: `cannot read book: <path>: …`.
     pub fn load(path: &std::path::Path) -> Result<Book, BookError> {
         let at = |e: &dyn fmt::Display| BookError::Io(format!("{}: {e}", path.display()));
-        let b = std::fs::read(path).map_err(|e| at(&e))?;
+        let b = crate::fileio::read_bounded(path, MAX_BOOK_BYTES).map_err(|e| at(&e))?;
         Book::from_bytes(&b).map_err(|e| at(&e))
     }
 

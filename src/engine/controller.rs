@@ -26,6 +26,8 @@ pub(super) enum Ctl {
 /// controller.
 pub(super) struct Control {
     pub(super) user_stop: AtomicBool,
+    /// `quit` came: waits end early.
+    pub(super) quit: AtomicBool,
     pub(super) ponder: AtomicBool,
     pub(super) tx: Sender<Ctl>,
     pub(super) rx: Receiver<Ctl>,
@@ -44,6 +46,14 @@ impl StopHandle {
         self.control.user_stop.store(true, Relaxed);
         self.shared.stop.store(true, Relaxed);
         let _ = self.control.tx.send(Ctl::Stop);
+    }
+
+    /// Ends the search as [`StopHandle::stop`] does, and marks the session
+    /// as ending: a wait for the table ([`super::Engine::quit_requested`])
+    /// ends early.
+    pub fn quit(&self) {
+        self.control.quit.store(true, Relaxed);
+        self.stop();
     }
 }
 

@@ -29,6 +29,7 @@ mod table;
 
 pub use controller::StopHandle;
 pub use options::{BookSource, MAX_MULTIPV, OptionEffect, OptionError, OptionKind, OptionSpec};
+pub use table::TableProgress;
 
 use crate::book::Book;
 use crate::eval::Evaluator;
@@ -87,6 +88,8 @@ pub struct Engine {
     searching: Arc<AtomicBool>,
     handle: Option<JoinHandle<()>>,
     last: Arc<Mutex<Option<BestMove>>>,
+    /// The table being faulted in, if it is.
+    filling: Option<table::Filling>,
     /// Makes the controller thread fail to start (tests of the promise).
     #[cfg(test)]
     fail_spawn: bool,
@@ -119,6 +122,7 @@ impl Engine {
             shared: Arc::new(SearchShared::default()),
             control: Arc::new(Control {
                 user_stop: AtomicBool::new(false),
+                quit: AtomicBool::new(false),
                 ponder: AtomicBool::new(false),
                 tx,
                 rx,
@@ -126,6 +130,7 @@ impl Engine {
             searching: Arc::new(AtomicBool::new(false)),
             handle: None,
             last: Arc::new(Mutex::new(None)),
+            filling: None,
             #[cfg(test)]
             fail_spawn: false,
         }
@@ -178,12 +183,13 @@ impl Engine {
         }
     }
 
-    /// Allocates the table at the `Hash` size if that is not done yet (and
-    /// decodes the embedded book when `OwnBook` is on), so that no timed
-    /// search pays for it: the protocols call this at
-    /// `isready`, `ping` and new games. Nothing while a search runs. When
-    /// the memory cannot be had the error is reported as a message and the
-    /// engine goes on with a table of one bucket.
+    /// Starts allocating the table at the `Hash` size if that is not done
+    /// yet (and decodes the embedded book when `OwnBook` is on), so that no
+    /// timed search pays for it: the protocols call this at `isready`,
+    /// `ping` and new games, then wait for the table with
+    /// [`Engine::wait_table`]. Nothing while a search runs. When the memory
+    /// cannot be had the error is reported as a message and the engine
+    /// goes on with a table of one bucket.
     pub fn prepare(&mut self) {
         if self.own_book && self.book.is_none() {
             self.book = Some(Book::shared_default());
@@ -192,22 +198,33 @@ impl Engine {
             return;
         }
         self.wait();
-        let t = Instant::now();
-        let r = self.resize_table(self.hash_mb);
-        if r.is_ok() {
-            let _ = self.events.send(EngineEvent::Debug(format!(
-                "hash table of {} MiB allocated in {} ms",
-                self.hash_mb,
-                t.elapsed().as_millis()
-            )));
-        }
-        if let Err(e) = r {
+        if let Err(e) = self.resize_table(self.hash_mb) {
             log::error!("{e}");
             let _ = self
                 .events
                 .send(EngineEvent::Message(format!("error: {e}")));
             self.hash_mb = 0;
         }
+    }
+
+    /// Starts allocating the table in the background: a protocol session
+    /// calls this when it begins, so that a first `go` without `isready`
+    /// finds it done. (The book is not decoded here: the GUI may turn
+    /// `OwnBook` off in its first lines.)
+    pub fn warm_up(&mut self) {
+        if !self.is_searching() && self.needs_table() {
+            self.wait();
+            if let Err(e) = self.resize_table(self.hash_mb) {
+                log::error!("{e}");
+                self.hash_mb = 0;
+            }
+        }
+    }
+
+    /// Whether `quit` came ([`StopHandle::quit`]): a wait for the table
+    /// ends early then.
+    pub fn quit_requested(&self) -> bool {
+        self.control.quit.load(Relaxed)
     }
 
     /// Starts a search of `pos` and returns at once. Emits Info events and
@@ -239,6 +256,14 @@ impl Engine {
             *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Some(bm.clone());
             let _ = self.events.send(EngineEvent::BestMove(bm));
             return;
+        }
+        // A table still being faulted in (no `isready` since `Hash`) is
+        // used as it is: the search never waits for it on its clock.
+        if let Some(p) = self.wait_table(Duration::ZERO) {
+            let _ = self.events.send(EngineEvent::Message(format!(
+                "the hash table is being allocated ({} of {} MiB); the search starts now and uses it meanwhile",
+                p.done_mb, p.total_mb
+            )));
         }
         self.control.user_stop.store(false, Relaxed);
         self.control.ponder.store(limits.ponder, Relaxed);
@@ -358,6 +383,7 @@ impl Drop for Engine {
             self.stop();
         }
         self.wait();
+        self.cancel_table();
     }
 }
 
@@ -421,6 +447,30 @@ mod tests {
         let b = best_moves(&rx);
         assert_eq!(b.len(), 1);
         assert!(pos.legal_moves(&rules).contains(b[0].best));
+    }
+
+    /// `Hash` returns before its table is faulted in; a search meanwhile
+    /// uses the table as it is, and the allocation then ends.
+    #[test]
+    fn a_search_uses_a_table_being_filled() {
+        let (tx, rx) = unbounded();
+        let mut e = Engine::new(tx);
+        e.set_option("OwnBook", "false").unwrap();
+        e.set_option("Hash", "96").unwrap();
+        assert_eq!(e.tt.size_bytes(), 96 << 20);
+        let pos = Position::start(&e.rules());
+        let limits = Limits {
+            depth: Some(5),
+            ..Limits::default()
+        };
+        let b = e.search_sync(pos, limits);
+        assert!(pos.legal_moves(&e.rules()).contains(b.best));
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while e.wait_table(Duration::from_millis(100)).is_some() {
+            assert!(Instant::now() < deadline, "the table never filled");
+        }
+        assert!(e.wait_table(Duration::ZERO).is_none());
+        assert_eq!(best_moves(&rx).len(), 1);
     }
 
     /// The typed setters, and what `set_option` tells its caller.

@@ -21,6 +21,9 @@ use std::path::{Path, PathBuf};
 pub const MAGIC: &[u8; 8] = b"ANNEXEVW";
 /// Current format version.
 pub const VERSION: u16 = 1;
+/// The largest weights file read: 64 MiB, above the largest valid file
+/// (the largest feature set at the most stages; a test checks it).
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
 
 /// Trained weights in canonical (symmetry-reduced) form.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -256,14 +259,18 @@ impl Weights {
         Ok(Weights { set, stages, data })
     }
 
-    /// Reads a weights file.
+    /// Reads a weights file: the path must name a regular file of at most
+    /// [`MAX_FILE_BYTES`] (a FIFO or a device is refused before it is
+    /// opened, so nothing blocks or grows without bound).
     ///
     /// # Errors
     /// The file cannot be read, or is not valid weights.
     pub fn load(path: &Path) -> Result<Weights, WeightsError> {
-        let b = std::fs::read(path).map_err(|source| WeightsError::Read {
-            path: path.to_path_buf(),
-            source,
+        let b = crate::fileio::read_bounded(path, MAX_FILE_BYTES).map_err(|source| {
+            WeightsError::Read {
+                path: path.to_path_buf(),
+                source,
+            }
         })?;
         Weights::from_bytes(&b).map_err(|e| WeightsError::Invalid {
             path: path.to_path_buf(),
@@ -280,5 +287,25 @@ impl Weights {
             path: path.to_path_buf(),
             source,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every valid file, however many stages, fits under the read limit.
+    #[test]
+    fn the_largest_file_is_under_the_limit() {
+        let stages = *STAGE_COUNTS.iter().max().unwrap();
+        let largest = (1..=16)
+            .filter_map(FeatureSet::from_id)
+            .map(|set| {
+                let c = canon(set);
+                16 + 4 * c.group_sizes.len() + 4 + 2 * stages * c.size + 4
+            })
+            .max()
+            .unwrap();
+        assert!(largest as u64 <= MAX_FILE_BYTES, "{largest}");
     }
 }

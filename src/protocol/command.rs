@@ -59,7 +59,7 @@ pub enum Command {
     Stop,
     /// `ponderhit`.
     PonderHit,
-    /// `quit`.
+    /// `quit` (or `exit`).
     Quit,
     /// UGI `query <what>`.
     Query(Query),
@@ -92,10 +92,39 @@ pub enum Query {
 pub struct PositionCmd {
     /// The base position; `None` = the start position of the rules.
     pub base: Option<Position>,
-    /// Moves to play from it (syntax checked, legality not yet).
-    pub moves: Vec<Move>,
-    /// The move tokens as written, for error messages.
-    pub tokens: Vec<String>,
+    /// The text after `moves`, read as a stream by [`PositionCmd::moves`].
+    pub moves: String,
+}
+
+/// How much of one word of glued moves (`f5d6c3…`) is split into moves:
+/// 4 KiB hold over 800 moves, far more than a game has, so the game ends
+/// (and the next move is an error) before a cut word runs out.
+const MAX_GLUED_BYTES: usize = 4096;
+
+impl PositionCmd {
+    /// The moves, each with its token as written, parsed one at a time:
+    /// a caller that stops at the first error (or when the game ends)
+    /// never parses the rest, however long the line.
+    pub fn moves(&self) -> impl Iterator<Item = Result<(Move, String), CommandError>> + '_ {
+        self.moves
+            .split_whitespace()
+            .flat_map(|word| {
+                // `0000` is the null move of UCI runners: a pass here.
+                if word == "0000" {
+                    vec!["pass".to_string()]
+                } else {
+                    let mut cut = word.len().min(MAX_GLUED_BYTES);
+                    while !word.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    split_transcript(&word[..cut])
+                }
+            })
+            .map(|tok| match tok.parse::<Move>() {
+                Ok(m) => Ok((m, tok)),
+                Err(e) => Err(CommandError::Move(e)),
+            })
+    }
 }
 
 /// The parameters of `go`. Times are as given; the handler maps them onto
@@ -252,7 +281,7 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
         // Arguments after stop/ponderhit/quit are ignored, as GUIs expect.
         "stop" => Ok(Command::Stop),
         "ponderhit" => Ok(Command::PonderHit),
-        "quit" => Ok(Command::Quit),
+        "quit" | "exit" => Ok(Command::Quit),
         "d" => no_args(Command::Display),
         "eval" => no_args(Command::Eval),
         "debug" => match rest {
@@ -377,7 +406,8 @@ fn parse_setoption(rest: &[&str]) -> Result<Command, CommandError> {
 /// Parses the arguments of `position`.
 ///
 /// # Errors
-/// Unknown base keyword, malformed board/FEN, malformed move token.
+/// Unknown base keyword, malformed board/FEN. Moves are parsed when
+/// played ([`PositionCmd::moves`]).
 pub fn parse_position(rest: &[&str]) -> Result<PositionCmd, CommandError> {
     let moves_at = rest.iter().position(|w| w.eq_ignore_ascii_case("moves"));
     let (head, tail) = match moves_at {
@@ -407,24 +437,9 @@ pub fn parse_position(rest: &[&str]) -> Result<PositionCmd, CommandError> {
             });
         }
     };
-    let mut moves = Vec::new();
-    let mut tokens = Vec::new();
-    for word in tail {
-        // `0000` is the null move of UCI runners: a pass here.
-        let toks = if *word == "0000" {
-            vec!["pass".to_string()]
-        } else {
-            split_transcript(word)
-        };
-        for tok in toks {
-            moves.push(tok.parse::<Move>().map_err(CommandError::Move)?);
-            tokens.push(tok);
-        }
-    }
     Ok(PositionCmd {
         base,
-        moves,
-        tokens,
+        moves: tail.join(" "),
     })
 }
 
@@ -661,20 +676,25 @@ mod tests {
             panic!()
         };
         assert_eq!(p.base.unwrap().to_string(), start);
-        assert_eq!(p.moves.len(), 2);
+        assert_eq!(p.moves().count(), 2);
         let Command::Position(q) =
             parse("position fen 8/8/8/3ox3/3xo3/8/8/8 x moves f5d6").unwrap()
         else {
             panic!()
         };
         assert_eq!(q.base.unwrap().to_string(), start);
-        assert_eq!(q.tokens, ["f5", "d6"]);
+        let toks: Vec<String> = q.moves().map(|m| m.unwrap().1).collect();
+        assert_eq!(toks, ["f5", "d6"]);
+        let Command::Position(z) = parse("position startpos moves f5 z9 d3").unwrap() else {
+            panic!()
+        };
+        let got: Vec<bool> = z.moves().map(|m| m.is_ok()).collect();
+        assert_eq!(got, [true, false, true]);
         for bad in [
             "position",
             "position board xx X",
             "position fen 8/8/8 x",
             "position fen 9/8/8/8/8/8/8/8 x",
-            "position startpos moves z9",
             "position somewhere",
         ] {
             assert!(parse(bad).is_err(), "{bad}");

@@ -452,7 +452,7 @@ impl Handler for Gtp {
         let id = id.map(|i| i.to_string()).unwrap_or_default();
         let cmd = cmd.to_ascii_lowercase();
         let cmd = cmd.as_str();
-        if cmd == "quit" {
+        if cmd == "quit" || cmd == "exit" {
             self.engine.stop();
             out.line(&format!("={id}"))?;
             out.line("")?;
@@ -483,6 +483,17 @@ impl Handler for Gtp {
             _ => {}
         }
         Ok(())
+    }
+
+    fn reject(&mut self, head: &str, msg: &str, out: &mut Out) -> io::Result<()> {
+        // The reply carries the command's id when the head shows it whole.
+        let mut words = head.split_whitespace();
+        let id = match (words.next(), words.next()) {
+            (Some(w), Some(_)) if w.bytes().all(|b| b.is_ascii_digit()) => w,
+            _ => "",
+        };
+        out.line(&format!("?{id} {msg}"))?;
+        out.line("")
     }
 
     fn eof(&mut self, _out: &mut Out) -> io::Result<()> {

@@ -15,15 +15,19 @@
 
 pub mod command;
 mod gtp;
+mod input;
 mod nboard;
 pub mod reply;
 mod uci;
 
 use crate::engine::{Engine, EngineEvent, StopHandle};
 use crossbeam_channel::{Receiver, Sender, select, unbounded};
+pub use input::MAX_LINE_BYTES;
+use input::{LineReader, ReadLine};
 use std::fmt;
 use std::io::{self, BufRead, Write};
 use std::str::FromStr;
+use std::time::{Duration, Instant};
 
 /// Which protocol a session speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,11 +116,14 @@ impl Out {
         Out { w }
     }
 
-    /// Writes `s` and a newline, then flushes.
+    /// Writes `s` and a newline, then flushes. Control characters in `s`
+    /// other than tab and newline are written as escapes (`\u{0}`).
     ///
     /// # Errors
     /// The write failed (e.g. a broken pipe).
     pub fn line(&mut self, s: &str) -> io::Result<()> {
+        // Echoed input never brings raw control bytes (NUL, ESC) along.
+        let s = input::escape_controls(s);
         log::debug!("> {s}");
         self.w.write_all(s.as_bytes())?;
         self.w.write_all(b"\n")?;
@@ -129,6 +136,9 @@ impl Out {
 enum Input {
     Protocol(Protocol),
     Line(String),
+    /// A line over [`MAX_LINE_BYTES`]: its start and length as an error
+    /// quotes them.
+    TooLong(String),
     Eof,
 }
 
@@ -147,6 +157,9 @@ trait Handler {
     fn event(&mut self, ev: EngineEvent, out: &mut Out) -> io::Result<()>;
     /// End of input: finish what runs (see `protocol.md`, "End of input").
     fn eof(&mut self, out: &mut Out) -> io::Result<()>;
+    /// Refuses a line that is not handled (one over the length limit),
+    /// of which `head` is the start, with the error line `msg`.
+    fn reject(&mut self, head: &str, msg: &str, out: &mut Out) -> io::Result<()>;
 }
 
 /// Whether `line` is stop-like under `p`: the reader trips the stop handle.
@@ -156,21 +169,32 @@ fn is_stop_like(p: Protocol, line: &str) -> bool {
     let mut words = t.split_whitespace();
     let first = words.next().unwrap_or("").to_ascii_lowercase();
     match p {
-        Protocol::Uci => first == "stop" || first == "quit",
-        Protocol::NBoard => first == "ping" || first == "quit",
+        Protocol::Uci => first == "stop" || first == "quit" || first == "exit",
+        Protocol::NBoard => first == "ping" || first == "quit" || first == "exit",
         Protocol::Gtp => {
             let cmd = if first.bytes().all(|b| b.is_ascii_digit()) {
                 words.next().unwrap_or("").to_ascii_lowercase()
             } else {
                 first
             };
-            cmd.eq_ignore_ascii_case("quit") || t.starts_with("# interrupt")
+            cmd == "quit" || cmd == "exit" || t.starts_with("# interrupt")
         }
     }
 }
 
+/// Whether `line` is `quit` (or `exit`) under `p`: the reader also marks
+/// the session as ending, so that a wait for the table ends at once.
+fn is_quit(p: Protocol, line: &str) -> bool {
+    let mut words = line.split_whitespace();
+    let mut first = words.next().unwrap_or("");
+    if p == Protocol::Gtp && first.bytes().all(|b| b.is_ascii_digit()) {
+        first = words.next().unwrap_or("");
+    }
+    first.eq_ignore_ascii_case("quit") || first.eq_ignore_ascii_case("exit")
+}
+
 fn reader(
-    mut input: Box<dyn BufRead + Send>,
+    input: Box<dyn BufRead + Send>,
     tx: Sender<Input>,
     stop: StopHandle,
     forced: Option<Protocol>,
@@ -179,15 +203,31 @@ fn reader(
     if let Some(p) = proto {
         let _ = tx.send(Input::Protocol(p));
     }
+    let mut lines = LineReader::new(input);
     let mut buf = Vec::new();
     loop {
-        buf.clear();
-        match input.read_until(b'\n', &mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
+        let too_long = match lines.next_line(&mut buf) {
+            ReadLine::Eof => break,
+            ReadLine::Line => None,
+            ReadLine::TooLong(len) => Some(len),
+        };
         let line = String::from_utf8_lossy(&buf);
-        let line = line.trim_end_matches(['\n', '\r']).to_string();
+        if let Some(len) = too_long {
+            log::debug!("< ({len} bytes, over the limit)");
+            // The head names the command (and a GTP id) in the error.
+            let head = match line.char_indices().nth(QUOTE_MAX_CHARS) {
+                Some((cut, _)) => format!("{}…({len} bytes)", &line[..cut]),
+                None => line.to_string(),
+            };
+            let p = proto.unwrap_or_else(|| detect(&head));
+            if proto.replace(p).is_none() && tx.send(Input::Protocol(p)).is_err() {
+                return;
+            }
+            if tx.send(Input::TooLong(head)).is_err() {
+                return;
+            }
+            continue;
+        }
         log::debug!("< {line}");
         if line.trim().is_empty() {
             continue;
@@ -203,10 +243,12 @@ fn reader(
                 p
             }
         };
-        if is_stop_like(p, &line) {
+        if is_quit(p, &line) {
+            stop.quit();
+        } else if is_stop_like(p, &line) {
             stop.stop();
         }
-        if tx.send(Input::Line(line)).is_err() {
+        if tx.send(Input::Line(line.into_owned())).is_err() {
             return;
         }
     }
@@ -250,6 +292,9 @@ pub fn run_with(
         .name("stdin".into())
         .spawn(move || reader(input, in_tx, stop, forced))?;
     let mut out = Out::new(output);
+    // The table and the book, while the GUI is still introducing itself.
+    let mut engine = engine;
+    engine.warm_up();
     let proto = match in_rx.recv() {
         Ok(Input::Protocol(p)) => p,
         _ => return Ok(()),
@@ -269,6 +314,12 @@ pub fn run_with(
                     } else if handler.line(&l, &mut out)? == Flow::Quit {
                         return Ok(());
                     }
+                }
+                Ok(Input::TooLong(head)) => {
+                    let msg = format!(
+                        "line '{head}' is over the limit of {MAX_LINE_BYTES} bytes; ignored"
+                    );
+                    handler.reject(&head, &msg, &mut out)?;
                 }
                 Ok(Input::Protocol(_)) => {}
                 Ok(Input::Eof) | Err(_) => {
@@ -293,6 +344,51 @@ fn write_help(proto: Protocol, out: &mut Out) -> io::Result<()> {
         Protocol::Gtp => out.line(&format!("= {text}\n")),
         _ => out.line(text),
     }
+}
+
+/// How long a wait for the table goes before a progress line, and between
+/// two of them.
+const TABLE_NOTE_EVERY: Duration = Duration::from_secs(3);
+
+/// Waits until the engine's table is whole. Meanwhile, every
+/// [`TABLE_NOTE_EVERY`], `note` turns a progress text into a line to
+/// write, and after such a line a last one says when the table was ready.
+/// Returns `false` when `quit` came meanwhile (the wait ends then; the
+/// `quit` is handled next).
+pub(super) fn await_table(
+    engine: &mut Engine,
+    out: &mut Out,
+    note: &dyn Fn(&str) -> String,
+) -> io::Result<bool> {
+    let start = Instant::now();
+    let mut next_note = start + TABLE_NOTE_EVERY;
+    // The allocation's age when the wait began, and its size, once noted.
+    let mut noted = None;
+    loop {
+        if engine.quit_requested() {
+            return Ok(false);
+        }
+        let Some(p) = engine.wait_table(Duration::from_millis(100)) else {
+            break;
+        };
+        if Instant::now() >= next_note {
+            next_note += TABLE_NOTE_EVERY;
+            out.line(&note(&format!(
+                "allocating the hash table: {} of {} MiB after {} ms",
+                p.done_mb,
+                p.total_mb,
+                p.elapsed.as_millis()
+            )))?;
+            noted = Some((p.elapsed.saturating_sub(start.elapsed()), p.total_mb));
+        }
+    }
+    if let Some((age, mb)) = noted {
+        out.line(&note(&format!(
+            "hash table of {mb} MiB ready after {} ms",
+            (age + start.elapsed()).as_millis()
+        )))?;
+    }
+    Ok(true)
 }
 
 /// Hands the engine's events to `handler` until a `BestMove` (which it

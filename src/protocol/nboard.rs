@@ -5,9 +5,9 @@
 //! search. `ping n` stops the search at once (the reader trips the stop),
 //! sends what the search found, then `pong n`.
 
-use super::quote_token;
 use super::uci::checked_move;
 use super::{Flow, Handler, Out, until_best};
+use super::{await_table, quote_token};
 use crate::engine::{Engine, EngineEvent, OptionEffect};
 use crate::moves::Move;
 use crate::position::Position;
@@ -236,7 +236,7 @@ impl NBoard {
                     .and_then(|_| self.start_analysis(out, rest))
                     .map_err(Fail::Io)
             }),
-            "quit" => return Ok(Flow::Quit),
+            "quit" | "exit" => return Ok(Flow::Quit),
             _ => Err(Fail::Msg(format!(
                 "unknown command '{}'",
                 quote_token(first)
@@ -436,6 +436,7 @@ impl Handler for NBoard {
             "ping" => {
                 self.finish_search(out)?;
                 self.engine.prepare();
+                await_table(&mut self.engine, out, &|t| format!("status {t}"))?;
                 match words[1..] {
                     [] => out.line("pong 0"),
                     [n] if n.parse::<i64>().is_ok() => out.line(&format!("pong {n}")),
@@ -447,7 +448,7 @@ impl Handler for NBoard {
                 }?;
                 Ok(Flow::Continue)
             }
-            "quit" => {
+            "quit" | "exit" => {
                 self.engine.stop();
                 Ok(Flow::Quit)
             }
@@ -490,6 +491,10 @@ impl Handler for NBoard {
                 Ok(())
             }
         }
+    }
+
+    fn reject(&mut self, _head: &str, msg: &str, out: &mut Out) -> io::Result<()> {
+        self.error(out, msg)
     }
 
     fn eof(&mut self, out: &mut Out) -> io::Result<()> {

@@ -3,7 +3,7 @@
 
 use super::command::{self, Command, GoParams, PositionCmd, Query};
 use super::reply::{self, ScoreStyle};
-use super::{Flow, Handler, Out, quote_token, until_best};
+use super::{Flow, Handler, Out, await_table, quote_token, until_best};
 use crate::board::Color;
 use crate::engine::{Engine, EngineEvent, OptionEffect, OptionKind};
 use crate::eval::SCALE;
@@ -137,15 +137,22 @@ impl Uci {
             return self.error(out, "position: invalid board");
         }
         let mut g = Game::from_position(base, rules);
-        for (m, tok) in p.moves.iter().zip(&p.tokens) {
+        // Played as parsed: the first error ends the command, unread
+        // moves after it are never parsed.
+        for mv in p.moves() {
+            let ply = g.moves().len() + 1;
+            let (m, tok) = match mv {
+                Ok(x) => x,
+                Err(e) => return self.error(out, &format!("position: ply {ply}: {e}")),
+            };
             // Passes may be left out: a forced one is inserted.
             if !m.is_pass() && g.current().must_pass(&rules) {
                 g.play(Move::PASS).expect("a forced pass is legal");
             }
-            if let Err(e) = g.play(*m) {
+            if let Err(e) = g.play(m) {
                 let ply = g.moves().len() + 1;
-                let e = shorten(&e.to_string(), &[tok]);
-                let tok = quote_token(tok);
+                let e = shorten(&e.to_string(), &[&tok]);
+                let tok = quote_token(&tok);
                 return self.error(out, &format!("position: ply {ply} '{tok}': {e}"));
             }
         }
@@ -339,8 +346,11 @@ impl Handler for Uci {
             Command::Ugi => self.identify(out, true)?,
             Command::Debug(on) => self.debug = on,
             Command::IsReady => {
-                // The table is allocated now, not in the first timed `go`.
+                // The table is allocated now, not in the first timed `go`;
+                // `readyok` once it is whole, or at once when `quit` came
+                // (the session ends: scripts still get their `readyok`).
                 self.engine.prepare();
+                await_table(&mut self.engine, out, &|t| format!("info string {t}"))?;
                 out.line("readyok")?
             }
             Command::SetOption { name, value } => self.set_option(out, &name, &value)?,
@@ -397,6 +407,10 @@ impl Handler for Uci {
             }
         }
         Ok(())
+    }
+
+    fn reject(&mut self, _head: &str, msg: &str, out: &mut Out) -> io::Result<()> {
+        self.error(out, msg)
     }
 
     fn eof(&mut self, out: &mut Out) -> io::Result<()> {

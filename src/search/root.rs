@@ -175,7 +175,10 @@ fn iterations(job: &Job, empties: u32, multipv: usize) -> Vec<Kind> {
             (1..=d).map(Kind::Mid).collect()
         }
     } else {
-        let last = empties.saturating_sub(cfg.solve_margin).max(1).min(empties);
+        // Depth 1 at least comes before the solve: a search that the
+        // clock stops during the solve (the generic solver under
+        // `flips one-line` is slower) still has a score and a PV to report.
+        let last = empties.saturating_sub(cfg.solve_margin).min(empties).max(2);
         (1..last)
             .map(Kind::Mid)
             .chain(solve_with(SolveMode::Exact))

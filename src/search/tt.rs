@@ -37,7 +37,11 @@
 use super::INF;
 use super::tt_memory::ZeroedSlice;
 use crate::moves::Move;
-use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering::Relaxed};
+
+/// The part of the table a faulting thread touches between two looks at
+/// its abort flag: 16 MiB.
+pub const FAULT_PART: usize = 16 << 20;
 
 /// Which side of the true value a stored score bounds.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -156,14 +160,70 @@ impl Table {
 
     /// A table of `mb` MiB (at least one bucket), or an error when the
     /// allocator refuses the memory (e.g. under `ulimit -v`). The memory is
-    /// aligned for huge pages and written here (see `tt_memory`), so the first search does not pay for faulting them in.
+    /// aligned for huge pages and faulted in here on every core (see
+    /// [`Table::fault_in`]), so the first search does not pay for it.
     ///
     /// # Errors
     /// The size overflows or the memory cannot be allocated.
     pub fn try_new(mb: usize) -> Result<Table, AllocError> {
+        let t = Table::try_new_lazy(mb)?;
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        t.fault_in(cores, &AtomicU64::new(0), &AtomicBool::new(false));
+        Ok(t)
+    }
+
+    /// A table of `mb` MiB (at least one bucket) whose memory is reserved
+    /// but, for a large table, not yet faulted in: it is usable at once
+    /// (it reads as empty), and [`Table::fault_in`] makes its first touches
+    /// cheap, for instance on another thread.
+    ///
+    /// # Errors
+    /// The size overflows or the memory cannot be allocated.
+    pub fn try_new_lazy(mb: usize) -> Result<Table, AllocError> {
         let refused = || AllocError { mb };
         let bytes = mb.max(1).checked_mul(1 << 20).ok_or_else(refused)?;
         Table::with_buckets(bytes / std::mem::size_of::<Bucket>()).ok_or_else(refused)
+    }
+
+    /// Faults in every page of the table's memory on `threads` threads,
+    /// without changing a slot: one compare-and-swap of 0 with 0 per
+    /// 4 KiB page is a write, so the kernel maps (and zeroes) the page
+    /// there, once; a search may use the table meanwhile. `done` counts the
+    /// bytes faulted in so far; once `abort` is set the threads stop within
+    /// a part of [`FAULT_PART`] bytes.
+    pub fn fault_in(&self, threads: usize, done: &AtomicU64, abort: &AtomicBool) {
+        const PAGE_BUCKETS: usize = 4096 / std::mem::size_of::<Bucket>();
+        const PART_BUCKETS: usize = FAULT_PART / std::mem::size_of::<Bucket>();
+        let n = self.buckets.len();
+        let per_thread = n.div_ceil(threads.max(1)).max(PART_BUCKETS);
+        let touch = |range: &[Bucket]| {
+            for part in range.chunks(PART_BUCKETS) {
+                if abort.load(Relaxed) {
+                    return;
+                }
+                for b in part.iter().step_by(PAGE_BUCKETS) {
+                    let _ = b.0[0].check.compare_exchange(0, 0, Relaxed, Relaxed);
+                }
+                done.fetch_add(std::mem::size_of_val(part) as u64, Relaxed);
+            }
+        };
+        let touch = &touch;
+        std::thread::scope(|s| {
+            let mut parts = self.buckets.chunks(per_thread);
+            let mine = parts.next();
+            for part in parts {
+                // A thread the system refuses: this one does that part too.
+                if std::thread::Builder::new()
+                    .spawn_scoped(s, move || touch(part))
+                    .is_err()
+                {
+                    touch(part);
+                }
+            }
+            if let Some(part) = mine {
+                touch(part);
+            }
+        });
     }
 
     /// A table of `n` buckets (at least one); `None` when refused.
@@ -621,6 +681,35 @@ mod tests {
         t.store(6, None, 0, 1, TtBound::Exact, false);
         assert!(t.probe(6).is_some());
         assert_eq!(t.hashfull(), 250);
+    }
+
+    /// Faulting a table in counts every byte, changes no slot (entries
+    /// stored before stay, empty slots stay empty), and an abort set
+    /// beforehand stops it before the first part.
+    #[test]
+    fn fault_in_counts_and_keeps_the_slots() {
+        let t = Table::try_new_lazy(40).unwrap();
+        for k in 0..1000u64 {
+            t.store(
+                k.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+                None,
+                3,
+                2,
+                TtBound::Exact,
+                false,
+            );
+        }
+        let done = AtomicU64::new(0);
+        t.fault_in(3, &done, &AtomicBool::new(false));
+        assert_eq!(done.load(Relaxed), t.size_bytes() as u64);
+        for k in 0..1000u64 {
+            let e = t.probe(k.wrapping_mul(0x9e37_79b9_7f4a_7c15)).unwrap();
+            assert_eq!((e.lower, e.depth), (3, 2));
+        }
+        assert!(t.probe(1).is_none());
+        let stopped = AtomicU64::new(0);
+        t.fault_in(2, &stopped, &AtomicBool::new(true));
+        assert_eq!(stopped.load(Relaxed), 0);
     }
 
     /// Clearing on several threads empties every slot, as the serial clear does.
