@@ -1,4 +1,4 @@
-//! Calibration of the endgame solver's ProbCut (issue #14), `#[ignore]`d:
+//! Calibration of the endgame solver's ProbCut `#[ignore]`d:
 //! positions of PlayOK 2023 online games (never trained on, not in the
 //! FFO or hard-20 suites) at `n` empties are solved exactly by the engine
 //! and searched to the midgame depths `d` ProbCut uses (the parity of

@@ -1,4 +1,4 @@
-//! Regression tests for issue #12 (hardening): engine.
+//! The engine's resources under careless and hostile settings.
 //!
 //! Memory of the hash table, when it is allocated, the move time, the book
 //! under multi-PV and the labels of a win/loss/draw solve, each through
@@ -52,7 +52,7 @@ fn still_searches(a: &mut Annex) {
 /// is refused with one error line; the process keeps its table and runs.
 /// (Before: accepted, then the next search aborted the process.)
 #[test]
-fn hardening_hash_beyond_memory_is_refused() {
+fn hash_beyond_memory_is_refused() {
     if mem_available().is_none_or(|m| m > 60 * 1024 * MIB) {
         eprintln!("skipped: this machine may hold a 64 GiB table");
         return;
@@ -73,7 +73,7 @@ fn hardening_hash_beyond_memory_is_refused() {
 /// Under `ulimit -v` the allocator refuses a big table: one error line,
 /// the old table kept, searches go on.
 #[test]
-fn hardening_hash_under_ulimit_v() {
+fn hash_under_ulimit_v() {
     if !cfg!(target_os = "linux") {
         return;
     }
@@ -105,7 +105,7 @@ fn hardening_hash_under_ulimit_v() {
 /// `solve --hash` beyond the memory: one clear error, a non-zero exit, no
 /// abort.
 #[test]
-fn hardening_solve_hash_beyond_memory_fails_cleanly() {
+fn solve_hash_beyond_memory_fails_cleanly() {
     if mem_available().is_none_or(|m| m > 60 * 1024 * MIB) {
         return;
     }
@@ -131,7 +131,7 @@ fn hardening_solve_hash_beyond_memory_fails_cleanly() {
 /// first timed `go`: once `readyok` is in, the table's pages are resident.
 /// (Before: the process stayed at about 20 MB until the first search.)
 #[test]
-fn hardening_table_allocated_before_the_first_go() {
+fn table_allocated_before_the_first_go() {
     let mut a = Annex::spawn(&[]);
     uci_session(&mut a);
     ready(&mut a);
@@ -158,7 +158,7 @@ fn hardening_table_allocated_before_the_first_go() {
 /// figure): no table built twice, no stand-in table of a MiB, no book
 /// decoded with `OwnBook` off. (Before: 22 MiB over the table; now 14.)
 #[test]
-fn hardening_peak_memory_near_the_table() {
+fn peak_memory_near_the_table() {
     let mut a = Annex::spawn(&[]);
     uci_session(&mut a);
     a.send("setoption name Hash value 128");
@@ -175,7 +175,7 @@ fn hardening_peak_memory_near_the_table() {
 
 /// `go movetime 1000` thinks for about the time given, not half of it.
 #[test]
-fn hardening_movetime_is_used() {
+fn movetime_is_used() {
     let mut a = Annex::spawn(&[]);
     uci_session(&mut a);
     ready(&mut a);
@@ -194,7 +194,7 @@ fn hardening_movetime_is_used() {
 /// With `MultiPV 3` a timed `go` from a book position searches three
 /// lines instead of answering one book move.
 #[test]
-fn hardening_multipv_option_skips_the_book() {
+fn multipv_option_skips_the_book() {
     let mut a = Annex::spawn(&[]);
     a.send("uci");
     a.expect_prefix("uciok");
@@ -214,7 +214,7 @@ fn hardening_multipv_option_skips_the_book() {
 /// `go wld` under `Tie second` names no tie it has not proven: a loss
 /// bound of half a disc is a loss (`< 0`), a win bound a win (`> 0`).
 #[test]
-fn hardening_wld_tie_second_labels() {
+fn wld_tie_second_labels() {
     let board = "XXXXXOOOOOOXXOXXOOOXOOX-OOOXXOXXO-OXXXOX-O-XXOOXOOOOOOOX--X--OOO";
     for (side, sign) in [("X", -1), ("O", 1)] {
         let mut a = Annex::spawn(&[]);

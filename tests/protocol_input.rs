@@ -1,4 +1,4 @@
-//! Regression tests for issue #12 (hardening): protocol.
+//! The UCI-style protocol meeting bad input.
 //! Each test drives the real binary over real pipes (UCI-style protocol).
 
 use crate::util::Annex;
@@ -24,7 +24,7 @@ fn answer(a: &mut Annex, line: &str) -> Vec<String> {
 /// at end of input and answered, as an infinite one is; before, it went
 /// on to depth 33 and beyond and the process never exited.
 #[test]
-fn hardening_eof_stops_a_search_without_limits() {
+fn eof_stops_a_search_without_limits() {
     for go in ["go", "go multipv 2", "go searchmoves f4 f6", "go solve"] {
         let mut a = Annex::spawn(&[]);
         a.send("setoption name OwnBook value false");
@@ -46,7 +46,7 @@ fn hardening_eof_stops_a_search_without_limits() {
 /// outside it, one error line naming the token and the range, and nothing
 /// changes (no search starts, the options stay).
 #[test]
-fn hardening_numbers_out_of_range_one_error_line() {
+fn numbers_out_of_range_one_error_line() {
     let mut a = Annex::spawn(&[]);
     uci(&mut a);
     a.send("position startpos moves f5 d6");
@@ -101,7 +101,7 @@ fn hardening_numbers_out_of_range_one_error_line() {
 /// "stop": the stopped search's `bestmove` comes before the answer to any
 /// later command (`isready` answered `readyok` first before).
 #[test]
-fn hardening_stop_answers_bestmove_before_later_commands() {
+fn stop_answers_bestmove_before_later_commands() {
     let mut a = Annex::spawn(&[]);
     uci(&mut a);
     a.send("position startpos moves f5");
@@ -139,7 +139,7 @@ fn hardening_stop_answers_bestmove_before_later_commands() {
 /// `setoption` are refused with one error line and change nothing;
 /// `ucinewgame` stops the search and answers it first.
 #[test]
-fn hardening_state_does_not_change_under_a_search() {
+fn state_does_not_change_under_a_search() {
     let mut a = Annex::spawn(&[]);
     uci(&mut a);
     a.send("position startpos moves f5");
@@ -170,7 +170,7 @@ fn hardening_state_does_not_change_under_a_search() {
 /// "Opening book": a truncated `BookFile` is reported as
 /// `cannot read book: <path>: …` and the previous book stays.
 #[test]
-fn hardening_truncated_book_file_names_the_path() {
+fn truncated_book_file_names_the_path() {
     let dir = std::env::temp_dir().join(format!("annex-h2-book-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("truncated.book");
@@ -202,7 +202,7 @@ fn hardening_truncated_book_file_names_the_path() {
 /// "Bad input": an error line quotes at most about 80 characters of a
 /// token, however long the token.
 #[test]
-fn hardening_huge_token_error_line_is_short() {
+fn huge_token_error_line_is_short() {
     let mut a = Annex::spawn(&[]);
     uci(&mut a);
     let huge = "z".repeat(10 << 20);
@@ -233,7 +233,7 @@ fn hardening_huge_token_error_line_is_short() {
 /// "Common rules": command words, keywords and option names are
 /// case-insensitive, and so are moves.
 #[test]
-fn hardening_uppercase_command_words() {
+fn uppercase_command_words() {
     let mut a = Annex::spawn(&[]);
     a.send("UCI");
     a.until_prefix("uciok");

@@ -34,7 +34,7 @@ fn peak_memory(pid: u32) -> Option<u64> {
 /// each protocol's detection (before: `unknown command '\u{feff}uci'`,
 /// and NBoard or GTP fell back to UCI).
 #[test]
-fn proto_bom_before_the_first_command_is_dropped() {
+fn bom_before_the_first_command_is_dropped() {
     let mut a = Annex::spawn(&[]);
     a.send_bytes(b"\xef\xbb\xbfuci\n");
     let got = a.until_prefix("uciok");
@@ -50,7 +50,7 @@ fn proto_bom_before_the_first_command_is_dropped() {
 /// A lone `\r` ends a line as `\n` and `\r\n` do (before: the CR-only
 /// input was one line, an unknown command).
 #[test]
-fn proto_cr_alone_ends_a_line() {
+fn cr_alone_ends_a_line() {
     let mut a = Annex::spawn(&[]);
     a.send_bytes(b"uci\risready\r\nisready\r");
     a.expect_prefix("uciok");
@@ -61,7 +61,7 @@ fn proto_cr_alone_ends_a_line() {
 /// Control characters of the input come back escaped in an error line,
 /// never raw (before: the NUL and the ESC were echoed as they came).
 #[test]
-fn proto_control_characters_are_escaped() {
+fn control_characters_are_escaped() {
     let mut a = Annex::spawn(&[]);
     uci(&mut a);
     let got = answer(&mut a, "po\0si\u{1b}[2Jtion startpos");
@@ -77,7 +77,7 @@ fn proto_control_characters_are_escaped() {
 /// line of 8 MiB took seconds and hundreds of MiB before its error at
 /// ply 3.)
 #[test]
-fn proto_long_lines_are_bounded() {
+fn long_lines_are_bounded() {
     let mut a = Annex::spawn(&[]);
     uci(&mut a);
     a.send("position startpos moves f5");
@@ -107,7 +107,7 @@ fn proto_long_lines_are_bounded() {
 /// `exit` leaves as `quit` does, in each protocol (before: an unknown
 /// command in UCI and NBoard).
 #[test]
-fn proto_exit_leaves_as_quit() {
+fn exit_leaves_as_quit() {
     for (first, expect) in [
         (None, None),
         (Some("nboard 2"), Some("set myname")),
@@ -135,7 +135,7 @@ fn proto_exit_leaves_as_quit() {
 /// (before: the FIFO blocked the session, `quit` included, and
 /// `/dev/zero` grew without bound).
 #[test]
-fn proto_engine_files_must_be_small_regular_files() {
+fn engine_files_must_be_small_regular_files() {
     let dir = Scratch::new("proto-files");
     let fifo = dir.join("book.fifo");
     let made = std::process::Command::new("mkfifo")
@@ -196,7 +196,7 @@ fn timed_go(a: &mut Annex) -> (Duration, Vec<String>) {
 /// takes over half a second, as on a virtual machine whose memory the
 /// host has not backed yet: 2048 MiB took 9.6 s there.)
 #[test]
-fn proto_go_does_not_pay_for_the_table() {
+fn go_does_not_pay_for_the_table() {
     let mut a = Annex::spawn(&[]);
     uci(&mut a);
     a.send("setoption name Hash value 512");
@@ -227,7 +227,7 @@ fn proto_go_does_not_pay_for_the_table() {
 /// and a limit that stopped it, the clock or a node count, left
 /// `bestmove pass` alone).
 #[test]
-fn proto_one_line_forced_pass_reports_a_score() {
+fn one_line_forced_pass_reports_a_score() {
     let board = "OOOXXOOOXOOOXOOOXXOOOOOOXOXXOOOOXXXOXOOOX-XOXOOO--XXOXXO--XOXXX- X";
     let mut a = Annex::spawn(&[]);
     uci(&mut a);

@@ -1,4 +1,4 @@
-//! Regression tests for issue #12 (hardening): NBoard and GTP.
+//! NBoard and GTP meeting bad input.
 
 use crate::util::Annex;
 
@@ -43,7 +43,7 @@ fn eval_of(s: &str) -> f64 {
 }
 
 #[test]
-fn hardening_pass_position_reports_its_value() {
+fn pass_position_reports_its_value() {
     // The value after O's pass, searched independently (X to move).
     let (after, _) = uci_solve(PASS_BOARD, 'X');
     let want = -after as f64;
@@ -120,7 +120,7 @@ fn uci_depth1(moves: &[&str]) -> i32 {
 }
 
 #[test]
-fn hardening_hint_values_are_exact() {
+fn hint_values_are_exact() {
     // Each depth-2 hint value is minus the depth-1 value of the position
     // after the move (the same evaluation, searched alone).
     for game in [
@@ -148,7 +148,7 @@ fn gtp(a: &mut Annex, line: &str) -> Vec<String> {
 }
 
 #[test]
-fn hardening_gtp_rejects_bad_arguments_and_keeps_state() {
+fn gtp_rejects_bad_arguments_and_keeps_state() {
     let mut a = Annex::spawn(&["--protocol", "gtp"]);
     assert_eq!(gtp(&mut a, "play b f5"), ["="]);
     let board = gtp(&mut a, "showboard");
@@ -193,7 +193,7 @@ fn hardening_gtp_rejects_bad_arguments_and_keeps_state() {
 }
 
 #[test]
-fn hardening_gtp_upper_case_first_command_is_gtp() {
+fn gtp_upper_case_first_command_is_gtp() {
     let mut a = Annex::spawn(&[]);
     assert_eq!(gtp(&mut a, "PROTOCOL_VERSION"), ["= 2"]);
 }
@@ -210,7 +210,7 @@ fn nboard_error(a: &mut Annex, line: &str) -> String {
 }
 
 #[test]
-fn hardening_nboard_arguments_checked() {
+fn nboard_arguments_checked() {
     let mut a = nboard();
     a.send("set depth 2");
     for (bad, want) in [
@@ -268,7 +268,7 @@ fn hardening_nboard_arguments_checked() {
 }
 
 #[test]
-fn hardening_nboard_tie_second_scores() {
+fn nboard_tie_second_scores() {
     // X to move, 1 empty (a8): X a8 flips a7 and ties 32-32, O wins it.
     let board = "XXXXXXXXXXXXXXXXXXXXXXXXXXXOOOOOOOOOOOOOXOOOOOOOOXOOOOOO-XOOOOOO";
     let mut a = nboard();
@@ -290,7 +290,7 @@ fn hardening_nboard_tie_second_scores() {
 /// `annex --option Tie=second` sets the rule before the first command; a
 /// bad `--option` is one error line and a non-zero exit, not a session.
 #[test]
-fn hardening_option_flag_sets_tie_second_for_nboard() {
+fn option_flag_sets_tie_second_for_nboard() {
     let board = "XXXXXXXXXXXXXXXXXXXXXXXXXXXOOOOOOOOOOOOOXOOOOOOOOXOOOOOO-XOOOOOO";
     let mut a = Annex::spawn(&["--option", "Tie=second"]);
     a.send("nboard 2");
