@@ -32,7 +32,7 @@ pub struct TrainArgs {
     seed: u64,
     /// Features: patterns, mobility (patterns + mobility), extended
     /// (mobility + three more corner patterns) or potential (mobility +
-    /// potential mobility); see docs/training.md.
+    /// potential mobility); see docs/evaluation.md.
     #[arg(long, default_value = "mobility")]
     features: String,
     /// Gradient-descent epochs per stage (at least 1).
