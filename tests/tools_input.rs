@@ -18,10 +18,7 @@ fn annex() -> Command {
 
 /// The small OBF fixture: a finished game, a forced pass, a one-move end.
 fn fixture() -> String {
-    format!(
-        "{}/tests/data/tools_solve.obf",
-        env!("CARGO_MANIFEST_DIR")
-    )
+    format!("{}/tests/data/tools_solve.obf", env!("CARGO_MANIFEST_DIR"))
 }
 
 /// Waits for `child` (killed after [`HANG`]) and returns its status and

@@ -5,7 +5,7 @@
 //! an exclusive lock on it (released when the process ends, however it
 //! ends), so a second run on the same file stops at once with a message.
 //! An empty file gets a fresh header (state "incomplete"). A file that
-//! holds the same run (same [fingerprint](fingerprint), run size and
+//! holds the same run (same [fingerprint], run size and
 //! shard) is resumed: its records are checked, a torn last record and the
 //! last game (which may be cut short) are cut off, and the run goes on
 //! from that game; games are pure functions of the settings, so the

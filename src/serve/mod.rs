@@ -1,7 +1,7 @@
 //! `annex serve`: a board in the browser, served by the engine's own
 //! process.
 //!
-//! A small bounded HTTP/1.1 server of its own ([`http`]: std threads, one
+//! A small bounded HTTP/1.1 server of its own (`http`: std threads, one
 //! per connection, no async runtime, as the rest of Annex uses std threads
 //! and crossbeam channels) serves one page, embedded in the binary, and a
 //! JSON API. Each page opens a session (`session::Session`) with its own
@@ -35,7 +35,7 @@
 //! request line (414), head (431) and body (413), the event streams and
 //! waits (half the connections, so that they never starve ordinary
 //! requests), the sessions, and each session's search time. Requests from
-//! other web pages are refused ([`guard`]).
+//! other web pages are refused (`guard`).
 
 mod api;
 mod guard;
