@@ -26,3 +26,4 @@ mod hardening_nboard_gtp;
 mod serve;
 mod datagen;
 mod probcut_calibration;
+mod data_folder;
