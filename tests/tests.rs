@@ -27,3 +27,4 @@ mod serve;
 mod datagen;
 mod probcut_calibration;
 mod data_folder;
+mod readme_examples;
