@@ -109,9 +109,13 @@ fn wthor_file(name: &str, bytes: &[u8]) -> Vec<(usize, u8, Replay)> {
     out
 }
 
+/// A finished game whose stored score differs: (file, game index, stored
+/// black discs, replayed black discs).
+type WrongScore = (String, usize, u8, i32);
+
 /// Replays the WTHOR files of `dir`; returns the number of files, the
-/// totals and the score mismatches (file, index, stored, replayed).
-fn wthor(dir: &Path) -> (usize, Totals, Vec<(String, usize, u8, i32)>) {
+/// totals and the score mismatches.
+fn wthor(dir: &Path) -> (usize, Totals, Vec<WrongScore>) {
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("cannot list {} ({e})", dir.display()))
         .map(|e| e.unwrap().path())
@@ -152,7 +156,7 @@ fn wthor(dir: &Path) -> (usize, Totals, Vec<(String, usize, u8, i32)>) {
 
 /// The stored-score mismatches a replay must find: those of
 /// `WTHOR_WRONG_SCORES`.
-fn known_wrong_scores() -> Vec<(String, usize, u8, i32)> {
+fn known_wrong_scores() -> Vec<WrongScore> {
     WTHOR_WRONG_SCORES
         .iter()
         .map(|&(f, i, s, b, _)| (f.to_string(), i, s, b))
