@@ -20,7 +20,8 @@ use std::time::Instant;
 /// Arguments of `annex solve`.
 #[derive(clap::Args, Clone, Debug)]
 pub struct SolveArgs {
-    /// OBF file: `<board> <side>; <move>:<score>; ...` per line.
+    /// OBF file: `<board> <side>; <move>:<score>; ...` per line (a regular
+    /// file of at most 256 MiB).
     pub file: std::path::PathBuf,
     /// Search threads (1-256).
     #[arg(long, default_value_t = 1, value_parser = args::threads())]
@@ -111,7 +112,7 @@ fn move_name(obf: &ObfLine, best: Move) -> String {
 /// # Errors
 /// Unreadable file, bad line, bad option, or a wrong score.
 pub fn run(a: &SolveArgs, config: &Config) -> ToolResult {
-    let text = std::fs::read_to_string(&a.file)
+    let text = crate::fileio::read_string_bounded(&a.file, crate::fileio::MAX_TEXT_BYTES)
         .map_err(|e| format!("cannot read {}: {e}", a.file.display()))?;
     let ranges = a.only.as_deref().map(parse_ranges).transpose()?;
     let (tx, rx) = crossbeam_channel::unbounded();

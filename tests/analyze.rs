@@ -69,7 +69,7 @@ fn check_schema(v: &Value, with_moves: bool) -> Position {
     }
     assert!(o["score"].is_i64());
     assert!(o["exact"].is_boolean() && o["wld"].is_boolean());
-    assert!(["exact", "lower", "upper"].contains(&o["bound"].as_str().unwrap()));
+    assert!(["none", "lower", "upper"].contains(&o["bound"].as_str().unwrap()));
     let board = o["board"].as_str().unwrap();
     assert_eq!(board.len(), 64);
     assert!(board.chars().all(|c| "XO-".contains(c)));
@@ -318,4 +318,19 @@ fn rule_options_apply() {
     assert_eq!(code, Some(0));
     let moves = out[0]["moves"].as_array().unwrap();
     assert!(!moves.is_empty());
+}
+
+#[test]
+fn analyze_a_score_inside_the_window_has_bound_none_not_exact() {
+    let (code, out) = analyze(&["--depth", "3", "--multipv", "2"], "f5\n");
+    assert_eq!(code, Some(0));
+    let v = &out[0];
+    // A depth-3 score is the search's value, not the game's: not exact,
+    // and not a bound either.
+    assert_eq!(v["exact"], false, "{v}");
+    assert_eq!(v["bound"], "none", "{v}");
+    for m in v["moves"].as_array().expect("moves") {
+        assert_eq!(m["exact"], false, "{m}");
+        assert_ne!(m["bound"], "exact", "{m}");
+    }
 }

@@ -99,7 +99,6 @@ fn ffo_1_29_exact_parallel_pv_nodes() {
     let mut c = e.config().clone();
     c.apply(
         "split_min_empties=8,split_pv_min_empties=8,split_pv_wide_threads=4,split_pv_wide_depth=2,\
-         split_mid_cut_max=8,\
          split_min_depth=2,sel_min_empties=14,presolve_depth=12",
     )
     .unwrap();
@@ -145,10 +144,8 @@ fn selective_passes_keep_solves_exact() {
     let mut e = Engine::new(tx);
     e.set_option("Hash", "32").unwrap();
     let mut c = e.config().clone();
-    c.apply(
-        "sel_min_empties=1,sel_t1=30,sel_t2=60,sel_t3=90,probcut_min_empties=10,solve_aspiration=1",
-    )
-    .unwrap();
+    c.apply("sel_min_empties=1,sel_t1=30,sel_t2=60,probcut_min_empties=10,solve_aspiration=1")
+        .unwrap();
     e.set_config(c);
     let lines: Vec<_> = suite("endgame/ffo/fforum-1-19.obf")
         .into_iter()
@@ -166,7 +163,7 @@ fn selective_passes_keep_solves_exact() {
         .collect();
     let sel: Vec<_> = infos.iter().filter(|i| i.selectivity.is_some()).collect();
     assert!(
-        sel.len() >= 3 * lines.len(),
+        sel.len() >= 2 * lines.len(),
         "{} selective iterations",
         sel.len()
     );

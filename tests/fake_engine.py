@@ -6,13 +6,20 @@ command it receives, or fixed with --only), plays plain Othello with its own
 small move generator, and can be told to misbehave from a given ply on:
 
   --strategy first|greedy   first legal move in a1..h8 order, or most flips
-  --mode good|illegal|crash|silent|slow|garbage|resign|utf8|double
+  --mode good|illegal|crash|silent|slow|garbage|resign|utf8|double|
+         flood|floodraw|longmove
                             utf8: the answer holds bytes that are not UTF-8;
                             double: the answer is given twice (two bestmoves,
-                            two '===' lines, two GTP replies)
+                            two '===' lines, two GTP replies);
+                            flood: instead of answering, print lines without
+                            end; floodraw: print bytes without a newline and
+                            without end; longmove: answer a move token of
+                            --long-bytes bytes
   --at-ply P                misbehave only when asked to move at ply >= P
                             (ply = discs on the board - 4)
   --slow-ms MS              how long 'slow' sleeps before answering
+  --long-bytes N            the length of the 'longmove' token
+  --start-flood lines|raw   flood the output at start, before any command
   --only uci|nboard|gtp     refuse the other protocols
   --log FILE                append every received line to FILE
 
@@ -21,6 +28,7 @@ implementation on purpose.
 """
 
 import argparse
+import os
 import sys
 import time
 
@@ -131,6 +139,10 @@ class Engine:
                 return "resign"
             if a.mode == "utf8":
                 return "utf8"
+            if a.mode in ("flood", "floodraw"):
+                flood(a.mode == "floodraw")
+            if a.mode == "longmove":
+                return "z" * a.long_bytes
         return self.choose()
 
     def doubled(self):
@@ -252,6 +264,16 @@ class Engine:
             gtp_fail("unknown command")
 
 
+def flood(raw):
+    """Writes without end (until the reader goes away)."""
+    chunk = "x" * 65536 if raw else "info depth 1 score 0 pv f5 flooding\n" * 2000
+    try:
+        while True:
+            sys.stdout.write(chunk)
+    except (BrokenPipeError, OSError):
+        os._exit(0)
+
+
 def out(s):
     sys.stdout.write(s + "\n")
     sys.stdout.flush()
@@ -286,7 +308,11 @@ def main():
     p.add_argument("--only", default=None)
     p.add_argument("--no-gtp-pass", action="store_true")
     p.add_argument("--log", default=None)
+    p.add_argument("--long-bytes", type=int, default=100000)
+    p.add_argument("--start-flood", default=None)
     args = p.parse_args()
+    if args.start_flood:
+        flood(args.start_flood == "raw")
     eng = Engine(args)
     proto = args.only
     log = open(args.log, "a") if args.log else None

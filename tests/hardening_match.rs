@@ -1,4 +1,4 @@
-//! Regression tests for issue #12 (hardening): match.
+//! Hardening tests of `annex match`: resumes, refusals, protocol errors.
 //! `annex match` run as users run it, against the fake engines of
 //! `tests/fake_engine.py`.
 
@@ -191,9 +191,9 @@ fn hardening_match_clean_sweep_has_no_inf_or_nan() {
     assert!(o.status.success());
     let stdout = String::from_utf8_lossy(&o.stdout).to_string();
     assert_eq!(score_line(&stdout, "a", "c"), (10, 0, 0, 10));
-    // 10 wins of 10: p^10 = 0.05 gives p = 0.741, 182.7 Elo.
+    // 10 wins of 10: Wilson's 10 / (10 + 1.96²) = 0.722, 166.2 Elo.
     assert!(
-        stdout.contains("Elo difference: > +182.7 (95%), LOS: "),
+        stdout.contains("Elo difference: > +166.2 (95%), LOS: "),
         "{stdout}"
     );
     let low = stdout.to_ascii_lowercase();

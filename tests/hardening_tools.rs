@@ -1,4 +1,4 @@
-//! Regression tests for issue #12 (hardening): tools.
+//! Hardening of the tools: bad input, closed pipes, full disks.
 //!
 //! Each test runs the real `annex` binary with real pipes (or real files as
 //! stdout) and checks what a script would see: the output lines, stderr and
@@ -216,7 +216,7 @@ fn hardening_solve_with_another_evaluation() {
 #[test]
 fn hardening_bad_annex_config_is_one_error_line() {
     for (spec, args) in [
-        ("end_hash_bonus=2048", vec!["solve", "--only", "1"]),
+        ("end_all_margin=2048", vec!["solve", "--only", "1"]),
         ("no_such_tunable=1", vec![]),
     ] {
         let mut cmd = annex();
@@ -264,9 +264,17 @@ fn hardening_numeric_arguments_out_of_range_are_usage_errors() {
         vec!["analyze", "--threads", "0"],
         vec!["analyze", "--threads", "257"],
         vec!["analyze", "--hash", "0"],
-        vec!["book", "build", "--plies", "0", "none.wtb"],
-        vec!["book", "build", "--plies", "61", "none.wtb"],
-        vec!["book", "build", "--min-games", "0", "none.wtb"],
+        vec!["book", "build", "--out", "x", "--plies", "0", "none.wtb"],
+        vec!["book", "build", "--out", "x", "--plies", "61", "none.wtb"],
+        vec![
+            "book",
+            "build",
+            "--out",
+            "x",
+            "--min-games",
+            "0",
+            "none.wtb",
+        ],
         vec!["solo", "--games", "0"],
         vec!["solo", "--rollouts", "0"],
         vec!["solo", "--risk-penalty=-1"],
@@ -283,7 +291,7 @@ fn hardening_numeric_arguments_out_of_range_are_usage_errors() {
         ["--relabel-weight", "2"],
         ["--relabel-min-empties", "61"],
     ] {
-        cases.push([&["train"], &nodata[..], &extra[..]].concat());
+        cases.push([&["train", "--out", "none.eval"], &nodata[..], &extra[..]].concat());
     }
     for extra in [
         ["--depth", "0"],
@@ -308,7 +316,17 @@ fn hardening_numeric_arguments_out_of_range_are_usage_errors() {
         );
     }
     // A parity split needs one stage an empty; refused before any data is read.
-    let (st, out, err) = run(&["train", "--data", nodata[1], "--same-parity"], b"");
+    let (st, out, err) = run(
+        &[
+            "train",
+            "--out",
+            "none.eval",
+            "--data",
+            nodata[1],
+            "--same-parity",
+        ],
+        b"",
+    );
     assert_eq!(st.code(), Some(2), "{out}{err}");
     assert!(
         out.is_empty() && err.contains("--same-parity needs --stages 64"),
@@ -328,7 +346,11 @@ fn hardening_numeric_arguments_out_of_range_are_usage_errors() {
             "not Patterns of 16",
         ),
     ] {
-        let args = [&["train", "--data", nodata[1]][..], extra].concat();
+        let args = [
+            &["train", "--out", "none.eval", "--data", nodata[1]][..],
+            extra,
+        ]
+        .concat();
         let (st, out, err) = run(&args, b"");
         assert_eq!(st.code(), Some(2), "{args:?}: {out}{err}");
         assert!(
@@ -348,8 +370,11 @@ fn hardening_numeric_arguments_out_of_range_are_usage_errors() {
 fn hardening_book_show_lists_symmetric_book_moves() {
     let (st, out, err) = run(&["book", "show"], b"");
     assert!(st.success(), "{err}");
+    // A header line names the columns.
+    assert_eq!(out.lines().next(), Some("move score games"), "{out}");
     let rows: Vec<Vec<&str>> = out
         .lines()
+        .skip(1)
         .map(|l| l.split_whitespace().collect())
         .collect();
     let mut moves: Vec<&str> = rows.iter().map(|r| r[0]).collect();
@@ -363,6 +388,7 @@ fn hardening_book_show_lists_symmetric_book_moves() {
     assert!(st.success(), "{err}");
     let mut moves: Vec<&str> = out
         .lines()
+        .skip(1)
         .filter_map(|l| l.split_whitespace().next())
         .collect();
     let n = moves.len();

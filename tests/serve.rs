@@ -276,7 +276,12 @@ fn serve_closes_the_oldest_session_past_the_limit() {
 fn open_events(srv: &Server, id: &str) -> BufReader<TcpStream> {
     let mut s = TcpStream::connect(&srv.addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
-    write!(s, "GET /api/events?s={id} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    write!(
+        s,
+        "GET /api/events?s={id} HTTP/1.1\r\nHost: {}\r\n\r\n",
+        srv.addr
+    )
+    .unwrap();
     BufReader::new(s)
 }
 

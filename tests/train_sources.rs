@@ -3,7 +3,7 @@
 
 use crate::util::{data_dir, data_file};
 use annex::board::Board;
-use annex::datagen::format::{Record, write_header};
+use annex::datagen::format::{Record, encode};
 use annex::position::ObfLine;
 use annex::train::data::{read_wthor, replay};
 use annex::train::fit::FitConfig;
@@ -17,12 +17,7 @@ fn temp_file(name: &str) -> PathBuf {
 
 /// Writes a `.adg` file of `recs`.
 fn write_adg(path: &PathBuf, recs: &[Record]) {
-    let mut bytes = Vec::new();
-    write_header(&mut bytes).unwrap();
-    for r in recs {
-        bytes.extend_from_slice(&r.to_bytes());
-    }
-    std::fs::write(path, bytes).unwrap();
+    std::fs::write(path, encode(recs)).unwrap();
 }
 
 /// Records of the first `n` WTHOR 1995 games (game index = game number),
@@ -60,6 +55,7 @@ fn datagen_only(datagen: Vec<PathBuf>, holdout: u64, weight: f32) -> TrainConfig
         relabel: None,
         datagen,
         datagen_search_weight: 0.0,
+        datagen_allow_partial: false,
         exclude: Vec::new(),
         fit: FitConfig {
             epochs: 5,

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Device check (session 16): the midgame's probable cuts at split points
+# Device check (docs/parallel.md, "The midgame"): the midgame's probable cuts at split points
 # (`split_mid_cut_max`) and parallel PV nodes (`split_pv_min_depth`) on 16 cores,
 # depth-24 searches of the first 20 XOT openings, alternated. On the device machine
 # it ran with ANNEX=devrun/annex OPEN=devrun/openingslarge.txt. Output: $OUT/log.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Device check for issue #14 (session 16): FFO #40-#59 on 16 cores at one commit.
+# Device check (docs/parallel.md, "Sixteen cores"): FFO #40-#59 on 16 cores at one commit.
 # On the device machine it ran with the binary and the suite copied into devrun/
 # (ANNEX=devrun/annex F=devrun/fforum-40-59.obf). Output: $OUT/log.
 B=${ANNEX:-target/release/annex}; F=${F:-../shared/data/endgame/ffo/fforum-40-59.obf}

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Midgame time to depth over UCI (session 14, parallel PV nodes):
+"""Midgame time to depth over UCI (docs/parallel.md, docs/search.md):
 python3 docs/scripts/midgame_depth.py ANNEX THREADS DEPTH N [ANNEX_CONFIG [OPENINGS]]
 searches the first N openings of OPENINGS (default
 ../shared/data/openings/xot/openingslarge.txt) to DEPTH with Hash 1024, a new game

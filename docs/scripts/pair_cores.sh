@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Times two annex binaries on the same FFO positions at 1 thread, both at
 # once, each pinned to its own core, the cores swapped every round, and
-# prints B's time over A's for each round (docs/endgame-3.md, session 36).
+# prints B's time over A's for each round (docs/endgame.md, "How it is measured").
 #
 #   docs/scripts/pair_cores.sh ROUNDS ONLY BIN_A BIN_B [OBF]
 #

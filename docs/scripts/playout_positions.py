@@ -2,7 +2,7 @@
 """Positions of a given number of empties for solver timings: from each
 position of an OBF file, COUNT random playouts (uniform legal moves, passes
 when forced) down to EMPTIES empties; each one with a move is printed as an
-OBF line (no score). docs/endgame-4.md, session 38:
+OBF line (no score). The kept-aside positions of docs/endgame.md:
 
     python3 docs/scripts/playout_positions.py EMPTIES SEED OBF COUNT > out.obf
     e.g. 18 2 ../shared/data/endgame/edax_hard/hard-20.obf 1 (276 positions)

@@ -1,5 +1,5 @@
 /* Latency of a random line of a buffer: a pointer chase over a random cyclic
- * permutation of its 64-byte lines (docs/endgame-5.md, session 48).
+ * permutation of its 64-byte lines (docs/table.md, "What memory costs").
  *
  *   gcc -O2 docs/scripts/pointer_chase.c -o /tmp/chase
  *   /tmp/chase MIB HUGE        # HUGE 1: madvise(MADV_HUGEPAGE), 0: no huge pages

@@ -12,8 +12,8 @@ use std::time::Duration;
 /// Arguments of `annex analyze`.
 #[derive(clap::Args)]
 pub struct AnalyzeArgs {
-    /// Input file (one board string, OBF line or transcript per line);
-    /// `-` or nothing reads stdin.
+    /// Input file (one board string, OBF line or transcript per line; a
+    /// regular file of at most 256 MiB); `-` or nothing reads stdin.
     file: Option<PathBuf>,
     /// Depth limit, 1-60 (default 12 when no other limit is given).
     #[arg(long, value_parser = args::depth())]
@@ -89,7 +89,8 @@ pub fn run(a: &AnalyzeArgs) -> ToolResult {
     let mut analyzer = Analyzer::new(options, engine, events);
     let input: Box<dyn BufRead> = match &a.file {
         Some(p) if p.as_os_str() != "-" => Box::new(BufReader::new(
-            std::fs::File::open(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?,
+            crate::fileio::open_regular(p, crate::fileio::MAX_TEXT_BYTES)
+                .map_err(|e| format!("cannot read {}: {e}", p.display()))?,
         )),
         _ => Box::new(BufReader::new(std::io::stdin())),
     };

@@ -24,7 +24,7 @@
 //! | `tie` | boolean (only under `tie second` when `score` is 0 and proven) | whether the side to move wins the tie |
 //! | `exact` | boolean | `score` is the proven game value |
 //! | `wld` | boolean | only the sign of `score` is proven (win/loss/draw solve) |
-//! | `bound` | `"exact"`, `"lower"` or `"upper"` | how `score` bounds the search value |
+//! | `bound` | `"none"`, `"lower"` or `"upper"` | how `score` relates to the search's value: `none` when it is that value (the search ended inside its window; whether that is also the game's value is `exact`), `lower`/`upper` when the value is at least/at most `score` |
 //! | `pv` | array of strings | principal variation from this position (passes as `pass`) |
 //! | `depth` | integer | depth of the last completed iteration (empties when solved) |
 //! | `nodes` | integer | nodes searched |
@@ -32,7 +32,9 @@
 //! | `moves` | array (only with multi-PV) | one object per scored move, best first: `move`, `score`, `exact`, `wld`, `bound`, `pv` (same meanings; `pv` starts with `move`) |
 //!
 //! A line that cannot be read gives `{"line": n, "input": "…", "error":
-//! "…"}` and the analysis goes on with the next line.
+//! "…"}` and the analysis goes on with the next line. A line longer than
+//! [`MAX_LINE_BYTES`] is one such line (its `input` cut to its start):
+//! it is read through without being kept.
 
 pub mod cli;
 
@@ -114,9 +116,52 @@ pub fn json_string(out: &mut String, s: &str) {
     out.push_str(&to_line(&s));
 }
 
+/// The longest input line kept: 64 KiB (a board string is 66 bytes, a
+/// whole game's transcript 120, an OBF line with every move scored about
+/// 300).
+pub const MAX_LINE_BYTES: usize = 64 << 10;
+
+/// How much of an overlong line its error object echoes.
+const ECHO_BYTES: usize = 80;
+
+/// Reads one line (through its `\n`) into `buf`, keeping at most `max`
+/// bytes and reading the rest of a longer line without keeping it.
+/// Returns the bytes read (0 at the end of the input) and whether the
+/// line was cut.
+fn read_line_bounded(
+    input: &mut impl std::io::BufRead,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<(usize, bool)> {
+    let (mut total, mut cut) = (0, false);
+    loop {
+        let avail = match input.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if avail.is_empty() {
+            return Ok((total, cut));
+        }
+        let (n, done) = match avail.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (avail.len(), false),
+        };
+        let room = max.saturating_sub(buf.len());
+        cut |= n > room;
+        buf.extend_from_slice(&avail[..n.min(room)]);
+        input.consume(n);
+        total += n;
+        if done {
+            return Ok((total, cut));
+        }
+    }
+}
+
+/// The `bound` value of a score (see the schema).
 fn bound_name(b: Bound) -> &'static str {
     match b {
-        Bound::Exact => "exact",
+        Bound::Exact => "none",
         Bound::Lower => "lower",
         Bound::Upper => "upper",
     }
@@ -325,7 +370,8 @@ impl Analyzer {
     }
 
     /// Analyses every line of `input`, calling `emit` with each JSON line.
-    /// Returns the number of lines that could not be read. A line that is
+    /// Returns the number of lines that could not be read (an overlong
+    /// line among them). A line that is
     /// not valid UTF-8 gets its error object and the next line is read;
     /// only a failing read ends the input.
     ///
@@ -341,9 +387,17 @@ impl Analyzer {
         let mut bytes = Vec::new();
         for n in 1.. {
             bytes.clear();
-            match input.read_until(b'\n', &mut bytes) {
-                Ok(0) => break,
-                Ok(_) => {}
+            match read_line_bounded(&mut input, &mut bytes, MAX_LINE_BYTES) {
+                Ok((0, _)) => break,
+                Ok((_, false)) => {}
+                Ok((_, true)) if bytes.trim_ascii_start().starts_with(b"#") => continue,
+                Ok((_, true)) => {
+                    let start = String::from_utf8_lossy(&bytes[..ECHO_BYTES.min(bytes.len())]);
+                    let why = format!("line longer than {MAX_LINE_BYTES} bytes");
+                    emit(&error_json(n, &format!("{start}…"), &why))?;
+                    errors += 1;
+                    continue;
+                }
                 Err(e) => {
                     emit(&error_json(n, "", &format!("cannot read input: {e}")))?;
                     errors += 1;
@@ -417,6 +471,34 @@ mod tests {
         assert_eq!(
             error_json(3, "x\"", "bad"),
             "{\"line\":3,\"input\":\"x\\\"\",\"error\":\"bad\"}"
+        );
+    }
+
+    #[test]
+    fn long_lines_are_cut_and_read_through() {
+        let text = format!("{}\nf5\nd3", "x".repeat(100));
+        let mut input = std::io::BufReader::with_capacity(16, text.as_bytes());
+        let mut buf = Vec::new();
+        assert_eq!(
+            read_line_bounded(&mut input, &mut buf, 10).unwrap(),
+            (101, true)
+        );
+        assert_eq!(buf, b"xxxxxxxxxx");
+        buf.clear();
+        assert_eq!(
+            read_line_bounded(&mut input, &mut buf, 10).unwrap(),
+            (3, false)
+        );
+        assert_eq!(buf, b"f5\n");
+        buf.clear();
+        assert_eq!(
+            read_line_bounded(&mut input, &mut buf, 10).unwrap(),
+            (2, false)
+        );
+        buf.clear();
+        assert_eq!(
+            read_line_bounded(&mut input, &mut buf, 10).unwrap(),
+            (0, false)
         );
     }
 }

@@ -43,7 +43,19 @@ pub enum BookCliError {
     Transcript(#[from] ParsePositionError),
 }
 
-/// Builds a book from WTHOR files and writes it to `out`. Each game's
+/// The largest WTHOR file read: 64 MiB (a year of the database is under
+/// 1 MB).
+const MAX_WTHOR_BYTES: u64 = 64 << 20;
+
+/// The largest book file `book show --file` reads: 256 MiB (the shipped
+/// book is 1.3 MB).
+pub const MAX_BOOK_BYTES: u64 = 256 << 20;
+
+/// The first line of `annex book show`'s list.
+pub const SHOW_HEADER: &str = "move score games";
+
+/// Builds a book from WTHOR files and writes it to `out` (whole or not at
+/// all). Each game's
 /// outcome is its theoretical score when the file has one, else its
 /// final score. Returns a one-line summary.
 ///
@@ -52,9 +64,11 @@ pub enum BookCliError {
 pub fn build(files: &[PathBuf], opt: BuildOptions, out: &Path) -> Result<String, BookCliError> {
     let mut b = Builder::new(opt);
     for f in files {
-        let bytes = std::fs::read(f).map_err(|source| BookCliError::Read {
-            path: f.clone(),
-            source,
+        let bytes = crate::fileio::read_bounded(f, MAX_WTHOR_BYTES).map_err(|source| {
+            BookCliError::Read {
+                path: f.clone(),
+                source,
+            }
         })?;
         let w = parse_wthor(&bytes).map_err(|source| BookCliError::Wthor {
             path: f.clone(),
@@ -71,9 +85,11 @@ pub fn build(files: &[PathBuf], opt: BuildOptions, out: &Path) -> Result<String,
         log::info!("{}: {} games", f.display(), w.games.len());
     }
     let book = b.finish();
-    std::fs::write(out, book.to_bytes()).map_err(|source| BookCliError::Write {
-        path: out.to_path_buf(),
-        source,
+    crate::fileio::write_bytes_atomic(out, &book.to_bytes()).map_err(|source| {
+        BookCliError::Write {
+            path: out.to_path_buf(),
+            source,
+        }
     })?;
     let (games, rejected) = b.counts();
     Ok(format!(
@@ -86,14 +102,24 @@ pub fn build(files: &[PathBuf], opt: BuildOptions, out: &Path) -> Result<String,
 }
 
 /// The book moves after `moves` from the start, one line each
-/// (`<move> <score> <games>`), from `file` or the embedded book; a move
-/// that is a book move by symmetry is listed too, with the same figures.
+/// (`<move> <score> <games>`) under the header line [`SHOW_HEADER`], from
+/// `file` or the embedded book; a move that is a book move by symmetry is
+/// listed too, with the same figures.
 ///
 /// # Errors
 /// A bad transcript or book file.
 pub fn show(file: Option<&Path>, moves: &str) -> Result<String, BookCliError> {
     let book = match file {
-        Some(f) => Book::load(f).map_err(BookCliError::Book)?,
+        Some(f) => {
+            let bytes = crate::fileio::read_bounded(f, MAX_BOOK_BYTES).map_err(|source| {
+                BookCliError::Read {
+                    path: f.to_path_buf(),
+                    source,
+                }
+            })?;
+            Book::from_bytes(&bytes)
+                .map_err(|e| BookCliError::Book(BookError::Io(format!("{}: {e}", f.display()))))?
+        }
         None => Book::default_book(),
     };
     let r = RuleSet::default();
@@ -102,9 +128,12 @@ pub fn show(file: Option<&Path>, moves: &str) -> Result<String, BookCliError> {
     if lines.is_empty() {
         return Ok("(not in book)".into());
     }
-    Ok(lines
-        .iter()
-        .map(|c| format!("{} {:+} {}", c.mv, c.score, c.games))
+    Ok(std::iter::once(SHOW_HEADER.to_string())
+        .chain(
+            lines
+                .iter()
+                .map(|c| format!("{} {:+} {}", c.mv, c.score, c.games)),
+        )
         .collect::<Vec<_>>()
         .join("\n"))
 }
@@ -114,8 +143,9 @@ pub fn show(file: Option<&Path>, moves: &str) -> Result<String, BookCliError> {
 pub enum BookCommand {
     /// Build a book from WTHOR game files.
     Build {
-        /// Output file.
-        #[arg(long, default_value = "book/annex.book")]
+        /// Output file (required, so that the shipped `book/annex.book` is
+        /// replaced only on purpose; written whole or not at all).
+        #[arg(long)]
         out: PathBuf,
         /// Plies of each game taken into the book (1-60).
         #[arg(long, default_value_t = 20, value_parser = args::book_plies())]
@@ -123,13 +153,14 @@ pub enum BookCommand {
         /// Games a move needs to enter the book (at least 1).
         #[arg(long, default_value_t = 4, value_parser = args::positive_u32())]
         min_games: u32,
-        /// WTHOR files (.wtb).
+        /// WTHOR files (.wtb), regular files of at most 64 MiB each.
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
     /// Show the book moves after a transcript.
     Show {
-        /// Book file (default: the embedded book).
+        /// Book file (default: the embedded book), a regular file of at
+        /// most 256 MiB.
         #[arg(long)]
         file: Option<PathBuf>,
         /// Moves from the start position.

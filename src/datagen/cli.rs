@@ -2,17 +2,19 @@
 //! datagen merge`, which joins the shards of a run into the file of the
 //! whole run (byte for byte what one unsharded run writes).
 
-use super::format::{HEADER_SIZE, RECORD_SIZE, Record, write_header};
-use super::run::{Summary, run, shard_range};
+use super::format::Header;
+use super::output::{Output, fingerprint};
+use super::run::{run, shard_range};
 use super::{Budget, Openings, Settings};
 use crate::cli::{ToolResult, args};
 use crate::eval::Evaluator;
 use crate::matchplay::openings::parse_openings;
 use crate::rules::RuleSet;
-use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
+
+pub use super::merge::merge;
 
 /// Arguments of `annex datagen`.
 #[derive(clap::Args, Debug)]
@@ -36,10 +38,14 @@ pub enum DatagenCommand {
 /// Arguments of `annex datagen merge`.
 #[derive(clap::Args, Debug)]
 pub struct MergeArgs {
-    /// The merged file.
+    /// The merged file (written whole or not at all).
     #[arg(long, short)]
     pub out: PathBuf,
-    /// The shard files.
+    /// Merge incomplete shards (interrupted runs) and shards that leave
+    /// games out too; the result is then marked incomplete.
+    #[arg(long)]
+    pub allow_partial: bool,
+    /// The shard files: complete files of one run (at most 64 GiB each).
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
 }
@@ -51,7 +57,8 @@ pub struct RunArgs {
     /// index is a `u32`).
     #[arg(long, required = true, value_parser = clap::value_parser!(u64).range(1..=1 << 32))]
     pub games: Option<u64>,
-    /// The output file (`.adg`).
+    /// The output file (`.adg`). An unfinished file of the same run and
+    /// shard is resumed; the file is locked while written.
     #[arg(long, short, required = true)]
     pub out: Option<PathBuf>,
     /// Seed: the run is a pure function of the seed and the settings.
@@ -133,7 +140,7 @@ fn load_openings(a: &RunArgs) -> ToolResult<Openings> {
         }
         p => PathBuf::from(p),
     };
-    let text = std::fs::read_to_string(&path)
+    let text = crate::fileio::read_string_bounded(&path, crate::fileio::MAX_TEXT_BYTES)
         .map_err(|e| format!("cannot read the openings {}: {e}", path.display()))?;
     let rules = RuleSet::default();
     let list = parse_openings(&text, &rules)
@@ -183,30 +190,62 @@ pub fn run_cli(a: &DatagenArgs) -> ToolResult {
         evaluator: Evaluator::from_file(&r.eval)?,
     };
     let range = shard_range(games, r.shard.0, r.shard.1);
-    let file =
-        File::create(out_path).map_err(|e| format!("cannot create {}: {e}", out_path.display()))?;
-    let mut out = BufWriter::with_capacity(1 << 16, file);
+    let header = Header {
+        fingerprint: fingerprint(&settings, &openings),
+        run_games: games,
+        first: range.start,
+        end: range.end,
+        positions: 0,
+        complete: false,
+    };
+    let output = Output::open(out_path, header)?;
+    let name = out_path.display();
+    let mut stdout = std::io::stdout().lock();
+    let done = output.done;
+    if output.complete {
+        writeln!(
+            stdout,
+            "datagen: {name} already holds games {}..{} of {games}, complete: {} games, {} positions ({} solved)",
+            range.start, range.end, done.games, done.positions, done.solved
+        )?;
+        return Ok(());
+    }
+    if output.next_game > range.start {
+        eprintln!(
+            "datagen: resuming {name} at game {} ({} games of {}..{} kept)",
+            output.next_game, done.games, range.start, range.end
+        );
+    }
     let t = Instant::now();
     let progress = (r.progress > 0).then(|| Duration::from_secs(r.progress));
+    let mut out = BufWriter::with_capacity(1 << 16, output.file());
     let sum = run(
         &settings,
         &openings,
-        range.clone(),
+        output.next_game..range.end,
         r.threads,
         &mut out,
         progress,
     )
-    .map_err(|e| format!("{}: {e}", out_path.display()))?;
-    let mut stdout = std::io::stdout().lock();
+    .and_then(|sum| {
+        out.flush()
+            .map_err(|e| format!("cannot write the output: {e}"))?;
+        Ok(sum)
+    })
+    .map_err(|e| format!("{name}: {e}"))?;
+    drop(out);
+    let positions = done.positions + sum.positions;
+    output
+        .finish(positions)
+        .map_err(|e| format!("cannot write {name}: {e}"))?;
     writeln!(
         stdout,
-        "datagen: games {}..{} of {games}: {} games, {} positions ({} solved) to {} in {:.1} s",
+        "datagen: games {}..{} of {games}: {} games, {} positions ({} solved) to {name} in {:.1} s",
         range.start,
         range.end,
-        sum.games,
-        sum.positions,
-        sum.solved,
-        out_path.display(),
+        done.games + sum.games,
+        positions,
+        done.solved + sum.solved,
         t.elapsed().as_secs_f64()
     )?;
     Ok(())
@@ -214,123 +253,19 @@ pub fn run_cli(a: &DatagenArgs) -> ToolResult {
 
 /// Runs `annex datagen merge`.
 fn merge_cli(m: &MergeArgs) -> ToolResult {
-    let sum = merge(&m.inputs, &m.out)?;
+    let (sum, complete) = merge(&m.inputs, &m.out, m.allow_partial)?;
     writeln!(
         std::io::stdout().lock(),
-        "datagen merge: {} files, {} games, {} positions to {}",
+        "datagen merge: {} files, {} games, {} positions to {}{}",
         m.inputs.len(),
         sum.games,
         sum.positions,
-        m.out.display()
+        m.out.display(),
+        if complete {
+            ""
+        } else {
+            " (marked incomplete: partial inputs)"
+        }
     )?;
     Ok(())
-}
-
-/// A shard to merge: its path and first game (`None`: empty).
-struct Shard {
-    path: PathBuf,
-    first_game: Option<u32>,
-}
-
-/// Checks a shard's header and peeks at its first game.
-fn peek_shard(path: &Path) -> Result<Shard, String> {
-    let name = path.display();
-    let mut head = [0u8; HEADER_SIZE + RECORD_SIZE];
-    let n = File::open(path)
-        .and_then(|mut f| read_full(&mut f, &mut head))
-        .map_err(|e| format!("{name}: {e}"))?;
-    super::format::decode(&head[..n.min(HEADER_SIZE)]).map_err(|e| format!("{name}: {e}"))?;
-    let first_game = (n == head.len())
-        .then(|| Record::from_bytes(head[HEADER_SIZE..].try_into().expect("one record")))
-        .flatten()
-        .map(|r| r.game);
-    Ok(Shard {
-        path: path.to_path_buf(),
-        first_game,
-    })
-}
-
-/// Reads until `buf` is full or the end; returns the bytes read.
-fn read_full(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match r.read(&mut buf[n..])? {
-            0 => break,
-            k => n += k,
-        }
-    }
-    Ok(n)
-}
-
-/// Joins shard files into `out`: the shards are put in the order of their
-/// first game (empty ones anywhere), every record is checked, and the
-/// games must increase across the whole result (no shard twice, none
-/// overlapping another).
-///
-/// # Errors
-/// A file that cannot be read or written, a bad file, or games out of order.
-pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<Summary, String> {
-    // Creating the output would empty an input that is the same file.
-    if let Ok(o) = out.canonicalize()
-        && let Some(p) = inputs
-            .iter()
-            .find(|p| p.canonicalize().ok().as_ref() == Some(&o))
-    {
-        return Err(format!("the output {} is also an input", p.display()));
-    }
-    let mut shards = inputs
-        .iter()
-        .map(|p| peek_shard(p))
-        .collect::<Result<Vec<_>, _>>()?;
-    shards.sort_by_key(|s| s.first_game);
-    let file = File::create(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-    let mut w = BufWriter::with_capacity(1 << 16, file);
-    let werr = |e: std::io::Error| format!("cannot write {}: {e}", out.display());
-    write_header(&mut w).map_err(werr)?;
-    let mut sum = Summary::default();
-    let mut last: Option<u32> = None;
-    for s in &shards {
-        let name = s.path.display().to_string();
-        let mut reader = File::open(&s.path)
-            .map(|f| BufReader::with_capacity(1 << 16, f))
-            .map_err(|e| format!("{name}: {e}"))?;
-        let mut head = [0u8; HEADER_SIZE];
-        reader
-            .read_exact(&mut head)
-            .map_err(|e| format!("{name}: {e}"))?;
-        let mut rec = [0u8; RECORD_SIZE];
-        let mut i = 0u64;
-        loop {
-            match read_full(&mut reader, &mut rec).map_err(|e| format!("{name}: {e}"))? {
-                0 => break,
-                RECORD_SIZE => {}
-                _ => return Err(format!("{name}: truncated record {i}")),
-            }
-            let r = Record::from_bytes(&rec)
-                .ok_or_else(|| format!("{name}: record {i} is not a position"))?;
-            match last {
-                Some(l) if r.game < l => {
-                    return Err(format!(
-                        "{name}: game {} comes after game {l}: shards of one run overlap or are given twice",
-                        r.game
-                    ));
-                }
-                Some(l) if r.game == l && i == 0 => {
-                    return Err(format!(
-                        "{name}: game {l} is also in another shard: shards of one run overlap or are given twice"
-                    ));
-                }
-                Some(l) if r.game != l => sum.games += 1,
-                None => sum.games += 1,
-                _ => {}
-            }
-            last = Some(r.game);
-            w.write_all(&rec).map_err(werr)?;
-            sum.positions += 1;
-            sum.solved += u64::from(r.solved());
-            i += 1;
-        }
-    }
-    w.flush().map_err(werr)?;
-    Ok(sum)
 }

@@ -1,14 +1,29 @@
 //! The self-play data file (`.adg`): what `annex datagen` writes and
 //! `annex train --datagen` reads.
 //!
-//! A file is a 16-byte header and then fixed-size records, all
+//! A file is a 64-byte header and then fixed-size records, all
 //! little-endian:
 //!
 //! | bytes | field |
 //! |---|---|
 //! | 0..8 | magic `ANNEXDG1` |
-//! | 8..12 | `u32` format version (1) |
+//! | 8..12 | `u32` format version (2) |
 //! | 12..16 | `u32` record size in bytes (24) |
+//! | 16..24 | `u64` fingerprint of the run's settings (seed, budget, openings, evaluation, ...) |
+//! | 24..32 | `u64` games in the whole run (all shards) |
+//! | 32..40 | `u64` the file's first game |
+//! | 40..48 | `u64` the game after its last (the file holds the games `first..end`) |
+//! | 48..56 | `u64` records in the file (0 until complete) |
+//! | 56..60 | `u32` state: 1 complete, 0 not (being written, interrupted, or a partial merge) |
+//! | 60..64 | reserved, 0 |
+//!
+//! The state is the completeness marker: a run writes the header with
+//! state 0 first, appends the games, syncs them to the disk and only then
+//! rewrites the header with the record count and state 1. A file cut
+//! short by a signal, a kill or a full disk therefore never reads as
+//! complete, and readers refuse it unless told that a partial file is
+//! wanted (`--allow-partial`). A complete file's length is checked
+//! against its record count.
 //!
 //! Each record (24 bytes) is one position before a move, relative to the
 //! side to move (who always has a legal move there):
@@ -23,22 +38,34 @@
 //! | 20..24 | `u32` the game's index in its run |
 //!
 //! Records of one game are consecutive, in the order of play; games come
-//! in increasing index. Files (shards) of one run concatenate, header
-//! dropped, into the file of the whole run.
+//! in increasing index, within the header's `first..end` (a game may have
+//! no record: one that ends during its random moves). The shards of one
+//! run concatenate, headers dropped, into the file of the whole run, whose
+//! header covers `0..games` (`annex datagen merge`).
+//!
+//! Version 1 files (a 16-byte header: magic, version, record size) carry
+//! no marker, so nothing tells a finished run from an interrupted one:
+//! readers take them only as partial files (`--allow-partial`).
 
-use std::io::{self, Read, Write};
+use std::fs::File;
+use std::io::{self, BufReader, Read, Write};
 use std::path::Path;
 
 /// The first 8 bytes of a data file.
 pub const MAGIC: &[u8; 8] = b"ANNEXDG1";
-/// The format version this build reads and writes.
-pub const VERSION: u32 = 1;
+/// The format version this build writes.
+pub const VERSION: u32 = 2;
 /// Size of one record in bytes.
 pub const RECORD_SIZE: usize = 24;
 /// Size of the header in bytes.
-pub const HEADER_SIZE: usize = 16;
+pub const HEADER_SIZE: usize = 64;
+/// Size of a version 1 header in bytes.
+const V1_HEADER_SIZE: usize = 16;
 /// The search score value meaning "not searched".
 pub const NO_SCORE: i16 = i16::MIN;
+/// The largest data file a tool opens: 64 GiB, about 2.8 billion
+/// positions (a 100,000-game run at the default settings is about 120 MB).
+pub const MAX_FILE_BYTES: u64 = 64 << 30;
 
 /// Flag bit: the position itself was solved exactly.
 pub const FLAG_SOLVED: u8 = 1;
@@ -100,6 +127,96 @@ impl Record {
     }
 }
 
+/// The header of a version 2 file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// Fingerprint of the run's settings (files of one run share it).
+    pub fingerprint: u64,
+    /// Games in the whole run.
+    pub run_games: u64,
+    /// The file's first game.
+    pub first: u64,
+    /// The game after the file's last.
+    pub end: u64,
+    /// Records in the file (0 until complete).
+    pub positions: u64,
+    /// The completeness marker.
+    pub complete: bool,
+}
+
+impl Header {
+    /// The header's 64 bytes.
+    pub fn to_bytes(&self) -> [u8; HEADER_SIZE] {
+        let mut b = [0u8; HEADER_SIZE];
+        b[0..8].copy_from_slice(MAGIC);
+        b[8..12].copy_from_slice(&VERSION.to_le_bytes());
+        b[12..16].copy_from_slice(&(RECORD_SIZE as u32).to_le_bytes());
+        for (i, v) in [
+            self.fingerprint,
+            self.run_games,
+            self.first,
+            self.end,
+            self.positions,
+        ]
+        .iter()
+        .enumerate()
+        {
+            b[16 + 8 * i..24 + 8 * i].copy_from_slice(&v.to_le_bytes());
+        }
+        b[56..60].copy_from_slice(&u32::from(self.complete).to_le_bytes());
+        b
+    }
+
+    /// Decodes a version 2 header.
+    ///
+    /// # Errors
+    /// Bytes that are not one (`why`).
+    pub fn from_bytes(b: &[u8]) -> Result<Header, String> {
+        if version_of(b)? != VERSION || b.len() < HEADER_SIZE {
+            return Err(format!("not a version {VERSION} header"));
+        }
+        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        let state = u32::from_le_bytes(b[56..60].try_into().expect("4 bytes"));
+        let h = Header {
+            fingerprint: u64_at(16),
+            run_games: u64_at(24),
+            first: u64_at(32),
+            end: u64_at(40),
+            positions: u64_at(48),
+            complete: state == 1,
+        };
+        if state > 1 || h.first > h.end || h.end > h.run_games {
+            return Err("damaged header".into());
+        }
+        Ok(h)
+    }
+
+    /// Games the file covers.
+    pub fn games(&self) -> u64 {
+        self.end - self.first
+    }
+}
+
+/// The version of a file that starts with `b` (at least the 16 bytes of
+/// the magic, version and record size).
+///
+/// # Errors
+/// Not a data file, or one of a version or record size this build does
+/// not read.
+fn version_of(b: &[u8]) -> Result<u32, String> {
+    if b.len() < V1_HEADER_SIZE || &b[0..8] != MAGIC {
+        return Err("not an annex datagen file (bad magic)".into());
+    }
+    let version = u32::from_le_bytes(b[8..12].try_into().expect("4 bytes"));
+    let size = u32::from_le_bytes(b[12..16].try_into().expect("4 bytes"));
+    if !(1..=VERSION).contains(&version) || size as usize != RECORD_SIZE {
+        return Err(format!(
+            "format version {version} with {size}-byte records; this build reads versions 1 and {VERSION} with {RECORD_SIZE}-byte records"
+        ));
+    }
+    Ok(version)
+}
+
 /// Why a data file could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum FormatError {
@@ -121,67 +238,283 @@ pub enum FormatError {
     },
 }
 
-/// Writes the header.
+/// Writes a header.
 ///
 /// # Errors
 /// The writer's error.
-pub fn write_header(w: &mut impl Write) -> io::Result<()> {
-    w.write_all(MAGIC)?;
-    w.write_all(&VERSION.to_le_bytes())?;
-    w.write_all(&(RECORD_SIZE as u32).to_le_bytes())
+pub fn write_header(w: &mut impl Write, h: &Header) -> io::Result<()> {
+    w.write_all(&h.to_bytes())
 }
 
-/// Checks a header.
-fn check_header(h: &[u8]) -> Result<(), String> {
-    if h.len() < HEADER_SIZE || &h[0..8] != MAGIC {
-        return Err("not an annex datagen file (bad magic)".into());
+/// The bytes of a complete file of `records` (their games in increasing
+/// order): a header covering the games from the first record's to the
+/// last record's, fingerprint 0. For tools and tests that make data files
+/// from other sources.
+pub fn encode(records: &[Record]) -> Vec<u8> {
+    let first = records.first().map_or(0, |r| u64::from(r.game));
+    let end = records.last().map_or(0, |r| u64::from(r.game) + 1);
+    let h = Header {
+        fingerprint: 0,
+        run_games: end,
+        first,
+        end,
+        positions: records.len() as u64,
+        complete: true,
+    };
+    let mut bytes = Vec::with_capacity(HEADER_SIZE + records.len() * RECORD_SIZE);
+    bytes.extend_from_slice(&h.to_bytes());
+    for r in records {
+        bytes.extend_from_slice(&r.to_bytes());
     }
-    let version = u32::from_le_bytes(h[8..12].try_into().expect("4 bytes"));
-    let size = u32::from_le_bytes(h[12..16].try_into().expect("4 bytes"));
-    if version != VERSION || size as usize != RECORD_SIZE {
-        return Err(format!(
-            "format version {version} with {size}-byte records; this build reads version {VERSION} with {RECORD_SIZE}-byte records"
-        ));
+    bytes
+}
+
+/// A data file read record by record, each checked: a position, its game
+/// within the header's games and not before the previous record's.
+pub struct Reader<R> {
+    inner: R,
+    name: String,
+    /// The header; `None` for a version 1 file.
+    header: Option<Header>,
+    allow_partial: bool,
+    /// Records read so far.
+    read: u64,
+    last_game: Option<u32>,
+    /// Bytes of a torn last record that were dropped.
+    torn: usize,
+}
+
+impl Reader<BufReader<File>> {
+    /// Opens `path` (a regular file of at most [`MAX_FILE_BYTES`]) and
+    /// checks its header. Without `allow_partial` only a complete file of
+    /// this version is accepted.
+    ///
+    /// # Errors
+    /// The file cannot be opened, is not a data file, is incomplete (and
+    /// that is not allowed), or its length disagrees with its header.
+    pub fn open(path: &Path, allow_partial: bool) -> Result<Self, FormatError> {
+        let name = path.display().to_string();
+        let io_err = |source| FormatError::Io {
+            path: name.clone(),
+            source,
+        };
+        let file = crate::fileio::open_regular(path, MAX_FILE_BYTES).map_err(io_err)?;
+        let len = file.metadata().map_err(io_err)?.len();
+        let mut r = Reader::new(
+            BufReader::with_capacity(1 << 16, file),
+            &name,
+            allow_partial,
+        )
+        .map_err(|why| FormatError::Invalid {
+            path: name.clone(),
+            why,
+        })?;
+        if let Some(h) = r.header.filter(|h| h.complete) {
+            let want = HEADER_SIZE as u64 + h.positions * RECORD_SIZE as u64;
+            if len != want {
+                return Err(FormatError::Invalid {
+                    path: name,
+                    why: format!(
+                        "damaged: its header says {} records ({want} bytes) but the file has {len} bytes",
+                        h.positions
+                    ),
+                });
+            }
+        }
+        r.name = name;
+        Ok(r)
     }
-    Ok(())
+}
+
+impl<R: Read> Reader<R> {
+    /// Reads and checks the header of `inner`, named `name` in messages.
+    ///
+    /// # Errors
+    /// As [`Reader::open`] (the message without the name).
+    pub fn new(mut inner: R, name: &str, allow_partial: bool) -> Result<Self, String> {
+        let mut head = [0u8; HEADER_SIZE];
+        let n = read_full(&mut inner, &mut head[..V1_HEADER_SIZE]).map_err(|e| e.to_string())?;
+        let header = match version_of(&head[..n])? {
+            1 if allow_partial => None,
+            1 => {
+                return Err(
+                    "format version 1 has no completeness marker, so a finished run cannot be told from an interrupted one; regenerate it, or pass --allow-partial to read it as it is"
+                        .into(),
+                );
+            }
+            _ => {
+                let k = read_full(&mut inner, &mut head[V1_HEADER_SIZE..])
+                    .map_err(|e| e.to_string())?;
+                if k < HEADER_SIZE - V1_HEADER_SIZE {
+                    return Err("truncated header".into());
+                }
+                let h = Header::from_bytes(&head)?;
+                if !h.complete && !allow_partial {
+                    return Err(format!(
+                        "incomplete: a run of games {}..{} that did not finish (interrupted, or still being written); rerun the same datagen command to resume it, or pass --allow-partial to read what it holds",
+                        h.first, h.end
+                    ));
+                }
+                Some(h)
+            }
+        };
+        Ok(Reader {
+            inner,
+            name: name.to_string(),
+            header,
+            allow_partial,
+            read: 0,
+            last_game: None,
+            torn: 0,
+        })
+    }
+
+    /// The header (`None`: a version 1 file).
+    pub fn header(&self) -> Option<Header> {
+        self.header
+    }
+
+    /// Bytes of a torn last record dropped (only in a partial file).
+    pub fn torn(&self) -> usize {
+        self.torn
+    }
+
+    /// The next record, `None` at the end.
+    ///
+    /// # Errors
+    /// A read error, a truncated record (a partial file drops it), a
+    /// record that is not a position, or games out of order or outside
+    /// the header's.
+    pub fn next_record(&mut self) -> Result<Option<Record>, String> {
+        let mut b = [0u8; RECORD_SIZE];
+        let i = self.read;
+        match read_full(&mut self.inner, &mut b).map_err(|e| e.to_string())? {
+            0 => return self.at_end().map(|()| None),
+            RECORD_SIZE => {}
+            n if self.partial() => {
+                self.torn = n;
+                return Ok(None);
+            }
+            n => {
+                return Err(format!(
+                    "truncated: record {i} has {n} of {RECORD_SIZE} bytes"
+                ));
+            }
+        }
+        let r = Record::from_bytes(&b).ok_or_else(|| format!("record {i} is not a position"))?;
+        if let Some(l) = self.last_game.filter(|&l| r.game < l) {
+            return Err(format!(
+                "record {i}: game {} after game {l}: records out of order (two runs wrote one file?)",
+                r.game
+            ));
+        }
+        if let Some(h) = self.header
+            && !(h.first..h.end).contains(&u64::from(r.game))
+        {
+            return Err(format!(
+                "record {i}: game {} outside the file's games {}..{}",
+                r.game, h.first, h.end
+            ));
+        }
+        self.last_game = Some(r.game);
+        self.read += 1;
+        Ok(Some(r))
+    }
+
+    /// Whether the file is read as partial (incomplete or version 1).
+    fn partial(&self) -> bool {
+        self.allow_partial && self.header.is_none_or(|h| !h.complete)
+    }
+
+    /// Checks the count of a complete file at its end.
+    fn at_end(&self) -> Result<(), String> {
+        match self.header {
+            Some(h) if h.complete && h.positions != self.read => Err(format!(
+                "damaged: its header says {} records, it holds {}",
+                h.positions, self.read
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Every remaining record.
+    ///
+    /// # Errors
+    /// As [`Reader::next_record`], with the file's name.
+    pub fn read_all(&mut self) -> Result<Vec<Record>, FormatError> {
+        let mut out = Vec::new();
+        while let Some(r) = self.next_record().map_err(|why| FormatError::Invalid {
+            path: self.name.clone(),
+            why,
+        })? {
+            out.push(r);
+        }
+        if self.torn > 0 {
+            log::warn!(
+                "{}: dropped a torn last record ({} bytes)",
+                self.name,
+                self.torn
+            );
+        }
+        Ok(out)
+    }
+}
+
+/// Reads until `buf` is full or the end; returns the bytes read.
+///
+/// # Errors
+/// The reader's error.
+pub fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
 }
 
 /// Decodes a whole file's bytes.
 ///
 /// # Errors
-/// A bad header, a truncated record or an impossible position (`why`).
-pub fn decode(bytes: &[u8]) -> Result<Vec<Record>, String> {
-    check_header(bytes)?;
-    let body = &bytes[HEADER_SIZE..];
-    if !body.len().is_multiple_of(RECORD_SIZE) {
-        return Err(format!(
-            "truncated: {} bytes after the header is not a whole number of {RECORD_SIZE}-byte records",
-            body.len()
-        ));
+/// As [`Reader::next_record`] (`why`).
+pub fn decode(bytes: &[u8], allow_partial: bool) -> Result<Vec<Record>, String> {
+    let mut r = Reader::new(bytes, "", allow_partial)?;
+    if let Some(h) = r.header.filter(|h| h.complete) {
+        let want = HEADER_SIZE as u64 + h.positions * RECORD_SIZE as u64;
+        if bytes.len() as u64 != want {
+            return Err(format!(
+                "damaged: its header says {} records ({want} bytes) but it has {} bytes",
+                h.positions,
+                bytes.len()
+            ));
+        }
     }
-    body.chunks_exact(RECORD_SIZE)
-        .enumerate()
-        .map(|(i, c)| {
-            Record::from_bytes(c.try_into().expect("a whole record"))
-                .ok_or_else(|| format!("record {i} is not a position"))
-        })
-        .collect()
+    let mut out = Vec::new();
+    while let Some(rec) = r.next_record()? {
+        out.push(rec);
+    }
+    Ok(out)
 }
 
-/// Reads a whole data file.
+/// Reads a whole, complete data file.
 ///
 /// # Errors
-/// The file cannot be read or is not a valid data file.
+/// The file cannot be read, is not a valid data file, or is incomplete.
 pub fn read_file(path: &Path) -> Result<Vec<Record>, FormatError> {
-    let name = path.display().to_string();
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_to_end(&mut bytes))
-        .map_err(|source| FormatError::Io {
-            path: name.clone(),
-            source,
-        })?;
-    decode(&bytes).map_err(|why| FormatError::Invalid { path: name, why })
+    read_file_with(path, false)
+}
+
+/// Reads a whole data file; with `allow_partial` an incomplete or
+/// version 1 file too (without its torn last record, if any).
+///
+/// # Errors
+/// As [`read_file`], an incomplete file only without `allow_partial`.
+pub fn read_file_with(path: &Path, allow_partial: bool) -> Result<Vec<Record>, FormatError> {
+    Reader::open(path, allow_partial)?.read_all()
 }
 
 #[cfg(test)]
@@ -201,37 +534,59 @@ mod tests {
 
     #[test]
     fn records_round_trip_through_a_file_image() {
-        let mut bytes = Vec::new();
-        write_header(&mut bytes).unwrap();
         let recs: Vec<Record> = (0..5).map(sample).collect();
-        for r in &recs {
-            bytes.extend_from_slice(&r.to_bytes());
-        }
+        let bytes = encode(&recs);
         assert_eq!(bytes.len(), HEADER_SIZE + 5 * RECORD_SIZE);
-        assert_eq!(decode(&bytes).unwrap(), recs);
+        assert_eq!(decode(&bytes, false).unwrap(), recs);
+        let h = Header::from_bytes(&bytes).unwrap();
+        assert_eq!((h.first, h.end, h.positions, h.complete), (0, 5, 5, true));
         assert_eq!(recs[1].empties(), 60);
         assert!(recs[1].solved() && !recs[2].solved());
     }
 
     #[test]
     fn damaged_files_are_refused() {
-        let mut bytes = Vec::new();
-        write_header(&mut bytes).unwrap();
-        bytes.extend_from_slice(&sample(1).to_bytes());
+        let bytes = encode(&[sample(1)]);
         assert!(
-            decode(&bytes[..bytes.len() - 1])
+            decode(&bytes[..bytes.len() - 1], false)
                 .unwrap_err()
-                .contains("truncated")
+                .contains("damaged")
         );
         let mut bad = bytes.clone();
         bad[0] = b'X';
-        assert!(decode(&bad).unwrap_err().contains("magic"));
-        let mut v2 = bytes.clone();
-        v2[8] = 2;
-        assert!(decode(&v2).unwrap_err().contains("version 2"));
+        assert!(decode(&bad, false).unwrap_err().contains("magic"));
+        let mut v3 = bytes.clone();
+        v3[8] = 3;
+        assert!(decode(&v3, false).unwrap_err().contains("version 3"));
         let mut overlap = bytes.clone();
         overlap[HEADER_SIZE + 8..HEADER_SIZE + 16]
             .copy_from_slice(&0x0000_0008_0000_0000u64.to_le_bytes());
-        assert!(decode(&overlap).unwrap_err().contains("record 0"));
+        assert!(decode(&overlap, false).unwrap_err().contains("record 0"));
+    }
+
+    #[test]
+    fn partial_and_version_1_files_need_allow_partial() {
+        let recs: Vec<Record> = (0..3).map(sample).collect();
+        let mut bytes = encode(&recs);
+        let mut h = Header::from_bytes(&bytes).unwrap();
+        h.complete = false;
+        h.positions = 0;
+        bytes[..HEADER_SIZE].copy_from_slice(&h.to_bytes());
+        assert!(decode(&bytes, false).unwrap_err().contains("incomplete"));
+        // A torn last record is dropped from a partial file.
+        assert_eq!(decode(&bytes[..bytes.len() - 5], true).unwrap(), recs[..2]);
+        let mut v1 = bytes[..16].to_vec();
+        v1[8] = 1;
+        v1.extend_from_slice(&bytes[HEADER_SIZE..]);
+        assert!(decode(&v1, false).unwrap_err().contains("--allow-partial"));
+        assert_eq!(decode(&v1, true).unwrap(), recs);
+        // Games out of order are refused even in a partial file.
+        let mut swapped = recs.clone();
+        swapped.swap(0, 2);
+        let mut s = v1[..16].to_vec();
+        for r in &swapped {
+            s.extend_from_slice(&r.to_bytes());
+        }
+        assert!(decode(&s, true).unwrap_err().contains("out of order"));
     }
 }

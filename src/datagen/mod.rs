@@ -1,7 +1,8 @@
 //! Self-play training data (`annex datagen`): games played by the engine
 //! from varied openings, every position labelled with the result of good
 //! play from it. The file format is in [`format`](mod@format); the command line in
-//! [`cli`]; the parallel, ordered writer in [`run`].
+//! [`cli`]; the parallel, ordered writer in [`run`]; the output file
+//! (lock, resume, completeness marker) in [`output`].
 //!
 //! Game `g` of a run is a pure function of the seed, `g` and the
 //! [`Settings`]: a generator seeded from `(seed, g)` picks the opening (a
@@ -24,6 +25,8 @@
 
 pub mod cli;
 pub mod format;
+pub mod merge;
+pub mod output;
 pub mod run;
 
 use crate::board::{Board, Color};

@@ -1,11 +1,13 @@
 //! A run (or one shard of it): games played on worker threads, each with
 //! its own one-thread engine, and written in game order by the calling
-//! thread (games that finish early wait in a buffer). The file is flushed
-//! after every game written, so an interrupted run keeps whole games.
+//! thread (games that finish early wait in a buffer). The output is
+//! flushed after every game written, so an interrupted run keeps whole
+//! games but for the last, which may be cut short (see
+//! [`output`](super::output) for the header, the lock and resuming).
 //! Progress (games, positions, rates, ETA) goes to stderr every few
 //! seconds.
 
-use super::format::{Record, write_header};
+use super::format::Record;
 use super::{Openings, Player, Settings, play_game};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -30,8 +32,8 @@ pub fn shard_range(games: u64, i: u64, n: u64) -> Range<u64> {
     at(i)..at(i + 1)
 }
 
-/// Plays the games `range` on `threads` workers and writes the header and
-/// their records to `out`, in game order. `progress`: report to stderr
+/// Plays the games `range` on `threads` workers and writes their records
+/// to `out`, in game order. `progress`: report to stderr
 /// every `progress` (none: silent).
 ///
 /// # Errors
@@ -45,9 +47,6 @@ pub fn run(
     out: &mut impl Write,
     progress: Option<Duration>,
 ) -> Result<Summary, String> {
-    write_header(out)
-        .and_then(|()| out.flush())
-        .map_err(|e| format!("cannot write the output: {e}"))?;
     let next = AtomicU64::new(range.start);
     let abort = AtomicBool::new(false);
     let (tx, rx) = crossbeam_channel::unbounded::<(u64, Result<Vec<Record>, String>)>();

@@ -15,7 +15,7 @@ use std::fmt;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-/// The weights built into the binary (trained by `annex train`, see README).
+/// The weights built into the binary (trained by `annex train`, see `docs/evaluation.md`).
 pub static EMBEDDED: &[u8] = include_bytes!("../../weights/annex.eval");
 
 /// A pattern evaluation ready to use: one raw-indexed table per stage, so an
@@ -197,7 +197,7 @@ static LANE_OFFSETS_I32: [i32; 64] = {
 /// weight (it and the next weight) and keeps the low half, sign-extended.
 /// Against one load and one insert per lane, the evaluation is 1.06x as
 /// fast on random positions and 1.18x on hot ones (`cargo bench --bench
-/// eval`), a solve about 1.03x (`docs/endgame-4.md`, session 46).
+/// eval`), a solve about 1.03x (`docs/endgame.md`).
 ///
 /// # Safety
 /// AVX2 must be available, and `w` must point at `N + 1` readable weights

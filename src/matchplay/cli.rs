@@ -126,7 +126,7 @@ fn config(a: &MatchArgs) -> ToolResult<MatchConfig> {
     }
     let openings = match &a.openings {
         Some(p) => {
-            let text = std::fs::read_to_string(p)
+            let text = crate::fileio::read_string_bounded(p, crate::fileio::MAX_TEXT_BYTES)
                 .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
             let o = parse_openings(&text, &rules).map_err(ToolError::feature)?;
             if o.is_empty() {

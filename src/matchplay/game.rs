@@ -6,8 +6,9 @@
 use super::client::{Client, MoveLimit, MoveRequest};
 use super::process::Failure;
 use crate::board::Color;
-use crate::moves::Move;
+use crate::moves::{Move, MoveError};
 use crate::position::Position;
+use crate::protocol::quote_token;
 use crate::record::game_record::{GameRecord, Outcome, Termination};
 use crate::rules::RuleSet;
 use std::time::{Duration, Instant};
@@ -201,11 +202,17 @@ fn engine_move(
     reply
         .text
         .parse::<Move>()
-        .map_err(|e| e.to_string())
-        .and_then(|m| pos.play(&r.rules, m).map_err(|e| e.to_string()))
+        .and_then(|m| pos.play(&r.rules, m))
         .map(|(m, next)| (m, next, elapsed.as_secs_f64(), reply.eval))
         .map_err(|e| {
-            let reason = format!("{} played '{}' in {} ({e})", side.name, reply.text, pos);
+            // The engine's text is quoted once, short: a huge token makes
+            // no huge record.
+            let why = match e {
+                MoveError::Syntax(_) => "not a move: expected a square like f5, or pass".into(),
+                e => e.to_string(),
+            };
+            let text = quote_token(&reply.text);
+            let reason = format!("{} played '{text}' in {pos} ({why})", side.name);
             (Termination::Illegal, reason)
         })
 }

@@ -8,10 +8,12 @@
 //! start position can be played (GTP cannot set up a board).
 
 use super::client::{Client, HANDSHAKE_TIMEOUT, MoveLimit, MoveRequest, Protocol, Reply};
-use super::process::{EngineProcess, Failure};
+use super::process::{EngineProcess, Failure, MAX_REPLY_LINES};
+use super::reader::MAX_LINE_BYTES;
 use crate::board::Color;
 use crate::moves::Move;
 use crate::position::Position;
+use crate::protocol::quote_token;
 use crate::rules::RuleSet;
 use std::time::Instant;
 
@@ -51,7 +53,7 @@ impl Gtp {
         if let Ok(n) = g.command("name", deadline)
             && !n.is_empty()
         {
-            g.name = Some(n);
+            g.name = Some(quote_token(&n));
         }
         Ok(g)
     }
@@ -59,29 +61,27 @@ impl Gtp {
     /// Sends one command and returns the text of its `=` reply.
     fn command(&mut self, cmd: &str, deadline: Instant) -> Result<String, Failure> {
         self.proc.send(cmd)?;
-        let first = self.proc.recv_until(deadline, |l| {
+        let what = format!("an answer to '{}'", quote_token(cmd));
+        let first = self.proc.recv_until(deadline, &what, |l| {
             let t = l.trim_start();
             t.starts_with('=') || t.starts_with('?')
         })?;
         let mut text = first.trim().to_string();
         // Multi-line replies run to the empty line.
-        loop {
+        for _ in 0..MAX_REPLY_LINES {
             let l = self.proc.recv(deadline)?;
             if l.trim().is_empty() {
-                break;
+                return reply(cmd, &text);
+            }
+            if text.len() + l.len() > MAX_LINE_BYTES {
+                return Err(Failure::Protocol(format!(
+                    "{what} runs past {MAX_LINE_BYTES} bytes"
+                )));
             }
             text.push('\n');
             text.push_str(l.trim());
         }
-        let ok = text.starts_with('=');
-        // Drop the status character and an optional numeric id.
-        let body = text[1..].trim_start();
-        let body = body.trim_start_matches(|c: char| c.is_ascii_digit()).trim();
-        if ok {
-            Ok(body.to_string())
-        } else {
-            Err(Failure::Protocol(format!("'{cmd}' refused: {body}")))
-        }
+        Err(self.proc.flooding("the empty line that ends an answer"))
     }
 
     fn sync_moves(&mut self, req: &MoveRequest<'_>) -> Result<(), Failure> {
@@ -110,6 +110,23 @@ impl Gtp {
             pos = pos.play_unchecked(&self.rules, m);
         }
         Ok(())
+    }
+}
+
+/// The text of the `=` reply `text` to `cmd` (status character and
+/// numeric id dropped), or the refusal of a `?` reply.
+fn reply(cmd: &str, text: &str) -> Result<String, Failure> {
+    let ok = text.starts_with('=');
+    let body = text[1..].trim_start();
+    let body = body.trim_start_matches(|c: char| c.is_ascii_digit()).trim();
+    if ok {
+        Ok(body.to_string())
+    } else {
+        Err(Failure::Protocol(format!(
+            "'{}' refused: {}",
+            quote_token(cmd),
+            quote_token(body)
+        )))
     }
 }
 
@@ -171,7 +188,7 @@ impl Client for Gtp {
         if mv.split_whitespace().count() != 1 {
             return Err(Failure::Protocol(format!(
                 "malformed answer to genmove: '{}'",
-                mv.replace('\n', "\\n")
+                quote_token(&mv.replace('\n', "\\n"))
             )));
         }
         // A second answer to `genmove` would be read as the answer to the
@@ -179,7 +196,8 @@ impl Client for Gtp {
         let v = self.command("protocol_version", Instant::now() + HANDSHAKE_TIMEOUT)?;
         if v != self.version {
             return Err(Failure::Protocol(format!(
-                "two answers to genmove (the second: '= {v}')"
+                "two answers to genmove (the second: '= {}')",
+                quote_token(&v)
             )));
         }
         if let Ok(m) = mv.parse::<Move>() {

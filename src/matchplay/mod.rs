@@ -1,7 +1,9 @@
 //! Engine-versus-engine matches (`annex match`), cutechess-like.
 //!
 //! * [`process`]: an engine child process as a channel of lines (every wait
-//!   has a deadline).
+//!   has a deadline), in a process group of its own.
+//! * [`reader`]: the threads reading an engine's output, bounded in line
+//!   length and lines queued.
 //! * [`client`], [`uci`], [`nboard`], [`gtp`]: the client side of the three
 //!   protocols; [`connect`] starts an engine,
 //!   detecting its protocol by handshake.
@@ -10,6 +12,7 @@
 //!   used to audit and resume a match.
 //! * [`resume`]: the settings recorded in `--out` and the checks and
 //!   repairs made before resuming.
+//! * [`lock`]: the lock that keeps a second match out of an `--out` in use.
 //! * [`stats`]: score, Elo ± margin, LOS, SPRT.
 //! * [`openings`]: XOT-style opening lists.
 //! * [`tournament`]: the schedule, the worker threads and the accounting.
@@ -23,11 +26,13 @@
 //! when to stop (all games done, or an SPRT verdict).
 
 pub mod process;
+pub mod reader;
 pub mod client;
 pub mod uci;
 pub mod nboard;
 pub mod gtp;
 pub mod resume;
+pub mod lock;
 pub mod game;
 pub mod stats;
 pub mod openings;
@@ -167,6 +172,9 @@ pub enum MatchError {
     /// not belong (each difference named).
     #[error("{0}")]
     OtherMatch(String),
+    /// `--out` is locked by another match running now.
+    #[error("{0}")]
+    InUse(String),
 }
 
 impl MatchError {

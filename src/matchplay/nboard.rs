@@ -6,6 +6,7 @@
 use super::client::{Client, HANDSHAKE_TIMEOUT, MoveLimit, MoveRequest, Protocol, Reply};
 use super::process::{EngineProcess, Failure};
 use crate::position::Position;
+use crate::protocol::quote_token;
 use crate::record::game_record::{GgfHeader, ggf};
 use crate::rules::RuleSet;
 use std::time::Instant;
@@ -46,12 +47,12 @@ impl NBoard {
         self.proc.send(&format!("ping {}", self.ping))?;
         let mut name = None;
         let mut stray = None;
-        self.proc.recv_until(deadline, |l| {
+        self.proc.recv_until(deadline, &format!("'{want}'"), |l| {
             if let Some(n) = l.trim().strip_prefix("set myname ") {
-                name = Some(n.trim().to_string());
+                name = Some(quote_token(n.trim()));
             }
             if l.trim_start().starts_with("===") {
-                stray.get_or_insert_with(|| l.trim().to_string());
+                stray.get_or_insert_with(|| quote_token(l.trim()));
             }
             l.trim() == want
         })?;
@@ -147,8 +148,9 @@ impl Client for NBoard {
         loop {
             let line = self.proc.recv(req.deadline)?;
             if line.trim_start().starts_with("===") {
-                let reply = parse_move_line(&line)
-                    .ok_or_else(|| Failure::Protocol(format!("bad move line '{line}'")))?;
+                let reply = parse_move_line(&line).ok_or_else(|| {
+                    Failure::Protocol(format!("bad move line '{}'", quote_token(&line)))
+                })?;
                 self.sync(Instant::now() + HANDSHAKE_TIMEOUT)?;
                 return Ok(reply);
             }

@@ -1,9 +1,13 @@
 //! An engine child process seen as lines: a reader thread turns its stdout
-//! into a channel of lines, so every wait has a deadline and a silent or
-//! dead engine can never hang the referee.
+//! into a bounded queue of lines (see [`super::reader`]), so every wait has
+//! a deadline and a silent, dead or flooding engine can never hang the
+//! referee or grow its memory. The engine runs in a process group of its
+//! own, ended with it.
 
+use super::reader::{self, MAX_LINE_BYTES, Text};
+use crate::protocol::quote_token;
 use crossbeam_channel::{Receiver, RecvTimeoutError};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -44,18 +48,26 @@ impl std::fmt::Display for Failure {
     }
 }
 
-/// A running engine process.
+/// A running engine process, in a process group of its own (so that
+/// whatever it starts ends with it).
 pub struct EngineProcess {
     label: String,
     child: Child,
     stdin: Option<ChildStdin>,
-    lines: Receiver<Line>,
+    lines: Receiver<reader::Line>,
     dead: bool,
+    /// Whether the process group was sent SIGKILL.
+    group_ended: bool,
 }
 
 /// One line of an engine's output: its text, or (`Err`) the text read
 /// lossily when the bytes were not UTF-8.
 type Line = Result<String, String>;
+
+/// Most lines an exchange other than a search may bring (the handshake,
+/// `isready`, `ping`, a GTP reply) before the engine is taken to be
+/// flooding its output.
+pub const MAX_REPLY_LINES: usize = 10_000;
 
 /// Splits a command line into words: whitespace separates, single and
 /// double quotes group, a backslash escapes the next character.
@@ -98,7 +110,8 @@ pub fn split_command(s: &str) -> Vec<String> {
 }
 
 impl EngineProcess {
-    /// Starts `command` (split by [`split_command`]); `label` names it in logs.
+    /// Starts `command` (split by [`split_command`]) in a new process
+    /// group; `label` names it in logs.
     ///
     /// # Errors
     /// The command is empty or cannot be started.
@@ -107,57 +120,31 @@ impl EngineProcess {
         let Some((prog, args)) = words.split_first() else {
             return Err(Failure::Crash("empty engine command".into()));
         };
-        let mut child = Command::new(prog)
-            .args(args)
+        let mut cmd = Command::new(prog);
+        cmd.args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
+            .stderr(Stdio::piped());
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let mut child = cmd
             .spawn()
             .map_err(|e| Failure::Crash(format!("cannot start '{command}': {e}")))?;
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr = child.stderr.take().expect("piped stderr");
-        let (tx, rx) = crossbeam_channel::unbounded();
-        let l = label.to_string();
-        std::thread::Builder::new()
-            .name(format!("{label}-out"))
-            .spawn(move || {
-                let mut r = BufReader::new(stdout);
-                let mut buf = Vec::new();
-                loop {
-                    buf.clear();
-                    match r.read_until(b'\n', &mut buf) {
-                        Ok(0) | Err(_) => break,
-                        Ok(_) => {}
-                    }
-                    while matches!(buf.last(), Some(b'\n' | b'\r')) {
-                        buf.pop();
-                    }
-                    let line = String::from_utf8(std::mem::take(&mut buf))
-                        .map_err(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-                    log::trace!("{l} > {line:?}");
-                    if tx.send(line).is_err() {
-                        break;
-                    }
-                }
-            })
-            .map_err(|e| Failure::Crash(format!("cannot start reader thread: {e}")))?;
-        let l = label.to_string();
-        // Engines log on stderr; keep it out of the match output.
-        let _ = std::thread::Builder::new()
-            .name(format!("{label}-err"))
-            .spawn(move || {
-                for line in BufReader::new(stderr).lines() {
-                    let Ok(line) = line else { break };
-                    log::debug!("{l} stderr: {line}");
-                }
-            });
-        Ok(EngineProcess {
+        let mut engine = EngineProcess {
             label: label.to_string(),
             stdin: child.stdin.take(),
             child,
-            lines: rx,
+            lines: crossbeam_channel::never(),
             dead: false,
-        })
+            group_ended: false,
+        };
+        engine.lines = reader::spawn_stdout(stdout, label)
+            .map_err(|e| Failure::Crash(format!("cannot start reader thread: {e}")))?;
+        // Engines log on stderr; keep it out of the match output.
+        reader::spawn_stderr(stderr, label);
+        Ok(engine)
     }
 
     /// The label given at spawn.
@@ -199,31 +186,33 @@ impl EngineProcess {
     ///
     /// # Errors
     /// [`Failure::Timeout`] past the deadline, [`Failure::Crash`] at EOF,
-    /// [`Failure::Protocol`] for a line that is not UTF-8.
+    /// [`Failure::Protocol`] for a line that is not UTF-8 or too long.
     pub fn recv(&mut self, deadline: Instant) -> Result<String, Failure> {
         self.recv_line(deadline)?.map_err(|lossy| {
             Failure::Protocol(format!(
                 "{} printed invalid UTF-8: '{}'",
                 self.label,
-                lossy.escape_debug()
+                quote_token(&lossy.escape_debug().to_string())
             ))
         })
     }
 
     /// The next line, with the text read lossily (`Err`) when it is not
     /// UTF-8: for the handshake, where an author's name in Latin-1 is no
-    /// reason to refuse an engine.
+    /// reason to refuse an engine. A line read after `deadline` is no
+    /// answer in time, however many lines came before it.
     ///
     /// # Errors
     /// As [`EngineProcess::recv`], bar the UTF-8 check.
     pub fn recv_line(&mut self, deadline: Instant) -> Result<Line, Failure> {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match self.lines.recv_timeout(left) {
-            Ok(l) => Ok(l),
-            Err(RecvTimeoutError::Timeout) => Err(Failure::Timeout(format!(
-                "no answer from {} in time",
-                self.label
-            ))),
+        let line = match self.lines.recv_deadline(deadline) {
+            Ok(l) if l.at <= deadline => l,
+            Ok(_) | Err(RecvTimeoutError::Timeout) => {
+                return Err(Failure::Timeout(format!(
+                    "no answer from {} in time",
+                    self.label
+                )));
+            }
             Err(RecvTimeoutError::Disconnected) => {
                 self.dead = true;
                 let status = self
@@ -231,45 +220,73 @@ impl EngineProcess {
                     .wait_timeout_ms(200)
                     .map(|s| format!(" ({s})"))
                     .unwrap_or_default();
-                Err(Failure::Crash(format!(
+                return Err(Failure::Crash(format!(
                     "{} closed its output{status}",
                     self.label
-                )))
+                )));
             }
+        };
+        match line.text {
+            Text::Utf8(s) => Ok(Ok(s)),
+            Text::Lossy(s) => Ok(Err(s)),
+            Text::TooLong(head) => Err(Failure::Protocol(format!(
+                "{} printed a line of more than {MAX_LINE_BYTES} bytes ('{}…')",
+                self.label,
+                head.escape_debug()
+            ))),
         }
     }
 
-    /// Reads lines until `pred` accepts one (returned), with a deadline.
+    /// Reads lines until `pred` accepts one (returned), with a deadline and
+    /// at most [`MAX_REPLY_LINES`] lines; `what` names the awaited answer.
     ///
     /// # Errors
-    /// As [`EngineProcess::recv`].
+    /// As [`EngineProcess::recv`], and [`Failure::Protocol`] past
+    /// [`MAX_REPLY_LINES`] lines.
     pub fn recv_until(
         &mut self,
         deadline: Instant,
+        what: &str,
         mut pred: impl FnMut(&str) -> bool,
     ) -> Result<String, Failure> {
-        loop {
+        for _ in 0..MAX_REPLY_LINES {
             let l = self.recv(deadline)?;
             if pred(&l) {
                 return Ok(l);
             }
         }
+        Err(self.flooding(what))
     }
 
-    /// Drops every line already received.
+    /// The failure of an engine that printed [`MAX_REPLY_LINES`] lines
+    /// without `what`.
+    pub fn flooding(&self, what: &str) -> Failure {
+        Failure::Protocol(format!(
+            "{} printed {MAX_REPLY_LINES} lines without {what}",
+            self.label
+        ))
+    }
+
+    /// Drops every line received so far (not those that keep coming).
     pub fn drain(&mut self) {
-        while self.lines.try_recv().is_ok() {}
+        for _ in 0..self.lines.len() {
+            let _ = self.lines.try_recv();
+        }
     }
 
-    /// The lines already received, without waiting (lossy text for lines
-    /// that are not UTF-8).
+    /// The lines received so far, without waiting (lossy text for lines
+    /// that are not UTF-8, the start of a line that is too long).
     pub fn pending(&mut self) -> Vec<String> {
-        std::iter::from_fn(|| self.lines.try_recv().ok())
-            .map(|l| l.unwrap_or_else(|e| e))
+        (0..self.lines.len())
+            .map_while(|_| self.lines.try_recv().ok())
+            .map(|l| match l.text {
+                Text::Utf8(s) | Text::Lossy(s) | Text::TooLong(s) => s,
+            })
             .collect()
     }
 
-    /// Closes stdin (engines quit at EOF), waits `grace`, then kills.
+    /// Closes stdin (engines quit at EOF), waits `grace`, then kills; ends
+    /// the process group either way.
     pub fn shutdown(&mut self, quit_line: Option<&str>, grace: Duration) {
         if let Some(q) = quit_line {
             let _ = self.send(q);
@@ -282,14 +299,40 @@ impl EngineProcess {
         {
             self.kill();
         }
+        self.end_group();
     }
 
-    /// Kills the process at once.
+    /// Kills the process and its process group at once.
     pub fn kill(&mut self) {
         self.stdin = None;
+        self.end_group();
         let _ = self.child.kill();
         let _ = self.child.wait();
         self.dead = true;
+    }
+
+    /// Sends SIGKILL to the engine's process group: the processes the
+    /// engine started (a shell's children, helpers) end with it. Std has
+    /// no call for it, so `kill` of the shell does it.
+    fn end_group(&mut self) {
+        if self.group_ended {
+            return;
+        }
+        self.group_ended = true;
+        #[cfg(unix)]
+        {
+            let pgid = self.child.id();
+            let r = Command::new("/bin/sh")
+                .arg("-c")
+                .arg(format!("kill -s KILL -- -{pgid} 2>/dev/null"))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+            if let Err(e) = r {
+                log::warn!("cannot end the process group of {}: {e}", self.label);
+            }
+        }
     }
 }
 
@@ -298,6 +341,7 @@ impl Drop for EngineProcess {
         if !self.dead {
             self.shutdown(None, Duration::from_millis(500));
         } else {
+            self.end_group();
             let _ = self.child.kill();
             let _ = self.child.wait();
         }

@@ -13,6 +13,7 @@
 
 use super::MatchConfig;
 use super::MatchError;
+use crate::fileio;
 use crate::record::game_record::GameRecord;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -20,6 +21,13 @@ use std::path::Path;
 
 /// The settings file in `--out`.
 pub const SETTINGS_FILE: &str = "match.txt";
+
+/// Largest `games.txt` (and `games-dropped.txt`) read: 1 GiB, two million
+/// games of a few hundred bytes.
+pub const MAX_GAMES_BYTES: u64 = 1 << 30;
+
+/// Largest `match.txt` read.
+const MAX_SETTINGS_BYTES: u64 = 1 << 20;
 
 /// A job of the schedule as far as resuming needs it: its number, and the
 /// names and opening that a saved line must match.
@@ -137,10 +145,17 @@ fn differences(old: &str, new: &[(String, String)], engines: usize) -> Vec<Strin
 }
 
 fn write_atomic(path: &Path, text: &str) -> Result<(), MatchError> {
-    let tmp = path.with_extension("txt.tmp");
-    std::fs::write(&tmp, text)
-        .and_then(|_| std::fs::rename(&tmp, path))
-        .map_err(|e| MatchError::io("write", path, e))
+    fileio::write_bytes_atomic(path, text.as_bytes()).map_err(|e| MatchError::io("write", path, e))
+}
+
+/// Reads `path` (a regular file of at most `limit` bytes); `None` when
+/// there is none.
+fn read_text(path: &Path, limit: u64) -> Result<Option<String>, MatchError> {
+    match fileio::read_string_bounded(path, limit) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(MatchError::io("read", path, e)),
+    }
 }
 
 /// Loads the games saved in `cfg.out` for the schedule `slots` (game `k`
@@ -162,11 +177,7 @@ pub fn load_saved(
         return Ok(saved);
     };
     let path = out.join("games.txt");
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(MatchError::io("read", &path, e)),
-    };
+    let text = read_text(&path, MAX_GAMES_BYTES)?.unwrap_or_default();
     let new = settings(cfg);
     let settings_path = out.join(SETTINGS_FILE);
     if !text.trim().is_empty() {
@@ -220,7 +231,7 @@ pub fn load_saved(
     }
     if !dropped.is_empty() {
         let side = out.join("games-dropped.txt");
-        let mut t = std::fs::read_to_string(&side).unwrap_or_default();
+        let mut t = read_text(&side, MAX_GAMES_BYTES)?.unwrap_or_default();
         for (n, line, why) in &dropped {
             progress(&format!(
                 "{} line {n}: unreadable ({why}), taken out to {}; its game is played again",
@@ -240,7 +251,7 @@ pub fn load_saved(
 /// Compares the settings saved in `out` (if any: folders written before
 /// they were saved have none) with `new`.
 fn check_settings(out: &Path, new: &[(String, String)], engines: usize) -> Result<(), MatchError> {
-    let Ok(old) = std::fs::read_to_string(out.join(SETTINGS_FILE)) else {
+    let Some(old) = read_text(&out.join(SETTINGS_FILE), MAX_SETTINGS_BYTES)? else {
         return Ok(());
     };
     let diff = differences(&old, new, engines);

@@ -4,7 +4,9 @@
 //!
 //! Elo: `elo(s) = -400 log10(1/s - 1)` for the mean score `s` per game.
 //! The margin maps `s ± 1.96 σ/√n` (σ² the per-game score variance over
-//! wins, losses and draws) through `elo` and halves the width.
+//! wins, losses and draws) through `elo` and halves the width. After a
+//! clean sweep, where that variance is zero, the bound comes from the
+//! Wilson score interval instead (see [`Wld::sweep_bound`]).
 //!
 //! SPRT (generalised, normal approximation; M. Van den Bergh): with
 //! `s0`, `s1` the expected scores at `elo0`, `elo1`,
@@ -25,6 +27,9 @@ pub struct Wld {
     /// Games drawn.
     pub draws: u32,
 }
+
+/// The two-sided 95% quantile of the normal distribution.
+const Z95: f64 = 1.959_964;
 
 /// The expected score at an Elo difference.
 pub fn expected_score(elo: f64) -> f64 {
@@ -93,30 +98,31 @@ impl Wld {
         if n == 0.0 {
             return f64::NAN;
         }
-        let d = 1.959_964 * (self.variance() / n).sqrt();
+        let d = Z95 * (self.variance() / n).sqrt();
         let s = self.score();
         let (lo, hi) = (elo_of(s - d), elo_of(s + d));
         let m = (hi - lo) / 2.0;
         if m.is_finite() { m } else { f64::NAN }
     }
 
-    /// The one-sided 95% bound of the Elo difference after a clean sweep
-    /// (every game won or every game lost), where the normal approximation
-    /// has no variance to work with: exact binomial, `p^n = 0.05` for the
-    /// lowest score `p` under which `n` wins in `n` games still have a 5%
-    /// chance. `None` otherwise.
+    /// The bound of the Elo difference after a clean sweep (every game
+    /// won or every game lost), where the normal approximation has no
+    /// variance to work with: the end of the 95% Wilson score interval
+    /// away from 0 or 1, `n / (n + z²)` for `n` wins in `n` games (a lower
+    /// bound above an even score from 4 games on), and its mirror for `n`
+    /// losses. `None` otherwise.
     pub fn sweep_bound(&self) -> Option<f64> {
         let n = self.games();
         if n == 0 || (self.wins != n && self.losses != n) {
             return None;
         }
-        let p = 0.05f64.powf(1.0 / f64::from(n));
-        let b = elo_of(p);
-        Some(if self.wins == n { b } else { -b })
+        let n = f64::from(n);
+        let b = elo_of(n / (n + Z95 * Z95));
+        Some(if self.wins > 0 { b } else { -b })
     }
 
     /// What follows `Elo difference: `: `E +/- M`; after a clean sweep the
-    /// one-sided bound `> +B (95%)` or `< -B (95%)`; when the 95% interval
+    /// Wilson bound `> +B (95%)` or `< -B (95%)`; when the 95% interval
     /// of the score reaches 0 or 1, `E (95%: > +L)`, `E (95%: < +H)` or
     /// `E (95%: unbounded)`. Never infinite or NaN.
     pub fn elo_text(&self) -> String {
@@ -129,7 +135,7 @@ impl Wld {
             return format!("{op} {b:+.1} (95%)");
         }
         let e = self.elo() + 0.0;
-        let d = 1.959_964 * (self.variance() / n).sqrt();
+        let d = Z95 * (self.variance() / n).sqrt();
         let s = self.score();
         let (lo, hi) = (elo_of(s - d), elo_of(s + d));
         match (lo.is_finite(), hi.is_finite()) {
@@ -351,8 +357,8 @@ mod tests {
         // -400 log10(1/0.6 - 1) = 70.437...
         assert!((r.elo() - 70.437).abs() < 1e-3, "{}", r.elo());
         // sigma = sqrt(0.24/100) = 0.04899; s ± 0.096018 -> 0.503982, 0.696018
-        let lo = elo_of(0.6 - 1.959_964 * 0.048_989_794_855_663_56);
-        let hi = elo_of(0.6 + 1.959_964 * 0.048_989_794_855_663_56);
+        let lo = elo_of(0.6 - Z95 * 0.048_989_794_855_663_56);
+        let hi = elo_of(0.6 + Z95 * 0.048_989_794_855_663_56);
         assert!((r.elo_margin() - (hi - lo) / 2.0).abs() < 1e-9);
         assert!((r.elo_margin() - 71.4).abs() < 1.0, "{}", r.elo_margin());
         assert!(Wld::default().elo_margin().is_nan());
@@ -367,12 +373,20 @@ mod tests {
             losses,
             draws,
         };
-        // 10 wins: p^10 = 0.05 -> p = 0.7411 -> 182.7 Elo.
-        assert_eq!(w(10, 0, 0).elo_text(), "> +182.7 (95%)");
-        assert_eq!(w(0, 10, 0).elo_text(), "< -182.7 (95%)");
-        assert_eq!(w(1, 0, 0).elo_text(), "> -511.5 (95%)");
+        // Wilson: 10 wins of 10 -> 10 / (10 + 1.96²) = 0.7225 -> 166.2 Elo.
+        assert_eq!(w(10, 0, 0).elo_text(), "> +166.2 (95%)");
+        assert_eq!(w(0, 10, 0).elo_text(), "< -166.2 (95%)");
+        // 4 of 4: 0.5101 -> a positive lower bound.
+        assert_eq!(w(4, 0, 0).elo_text(), "> +7.0 (95%)");
+        assert_eq!(w(0, 4, 0).elo_text(), "< -7.0 (95%)");
+        // 1 of 1: 1 / 4.84 = 0.2065 -> -233.8 Elo, still a finite bound.
+        assert_eq!(w(1, 0, 0).elo_text(), "> -233.8 (95%)");
         assert_eq!(w(0, 0, 0).elo_text(), "n/a (no games)");
-        assert_eq!(w(10, 0, 0).elo_columns(), (">+183".into(), "-".into()));
+        assert_eq!(w(10, 0, 0).elo_columns(), (">+166".into(), "-".into()));
+        // The bound rises with the games won.
+        let bounds: Vec<f64> = (1..40).map(|n| w(n, 0, 0).sweep_bound().unwrap()).collect();
+        assert!(bounds.windows(2).all(|b| b[0] < b[1]), "{bounds:?}");
+        assert!(bounds[3] > 0.0 && bounds[2] < 0.0, "{bounds:?}");
         // 9-1: the interval of the score passes 1.
         assert_eq!(w(9, 1, 0).elo_text(), "381.7 (95%: > +159.0)");
         assert_eq!(w(1, 1, 0).elo_text(), "0.0 (95%: unbounded)");

@@ -10,6 +10,7 @@
 
 use super::client::Client;
 use super::game::{GameSpec, Referee, Side, play_game};
+use super::lock::OutLock;
 use super::resume::{Slot, load_saved};
 use super::stats::{Verdict, Wld};
 use super::{MatchConfig, MatchError, connect};
@@ -119,7 +120,8 @@ fn save(
         Some((rec.score, flag)),
     );
     let ggf_path = out.join(format!("game-{:06}.ggf", rec.number));
-    std::fs::write(&ggf_path, text + "\n").map_err(|e| MatchError::io("write", &ggf_path, e))?;
+    crate::fileio::write_bytes_atomic(&ggf_path, (text + "\n").as_bytes())
+        .map_err(|e| MatchError::io("write", &ggf_path, e))?;
     let path = out.join("games.txt");
     let mut f = std::fs::OpenOptions::new()
         .create(true)
@@ -247,9 +249,14 @@ pub fn run_match(
     }
     // Protocols detected once here are fixed for every restart.
     let mut cfg = cfg.clone();
-    if let Some(out) = &cfg.out {
-        std::fs::create_dir_all(out).map_err(|e| MatchError::io("create", out, e))?;
-    }
+    // Held until the match returns: one match at a time writes `--out`.
+    let _lock = match &cfg.out {
+        Some(out) => {
+            std::fs::create_dir_all(out).map_err(|e| MatchError::io("create", out, e))?;
+            Some(OutLock::take(out, progress)?)
+        }
+        None => None,
+    };
     let (pairs, jobs) = schedule(&cfg);
     let mut done = saved_games(&cfg, &jobs, progress)?;
     let resumed = done.len();

@@ -5,8 +5,9 @@
 //! <move|pass>`. `btime`/`binc` are Black's (X, the first player).
 
 use super::client::{Client, HANDSHAKE_TIMEOUT, MoveLimit, MoveRequest, Protocol, Reply};
-use super::process::{EngineProcess, Failure};
+use super::process::{EngineProcess, Failure, MAX_REPLY_LINES};
 use crate::position::Position;
+use crate::protocol::quote_token;
 use crate::rules::RuleSet;
 use std::time::Instant;
 
@@ -53,6 +54,10 @@ impl Declared {
     }
 }
 
+/// Most options kept from a handshake (more are not read: no engine has
+/// that many, and each may be a long line).
+const MAX_OPTIONS: usize = 256;
+
 /// A UCI-style engine.
 pub struct Uci {
     proc: EngineProcess,
@@ -71,27 +76,29 @@ impl Uci {
         proc.send("uci")?;
         let mut name = None;
         let mut options = Vec::new();
-        loop {
+        for _ in 0..MAX_REPLY_LINES {
             let line = proc.recv_line(deadline)?.unwrap_or_else(|lossy| lossy);
             let t = line.trim();
             if t == "uciok" {
-                break;
+                return Ok(Uci {
+                    proc,
+                    name,
+                    options,
+                    rules: RuleSet::default(),
+                });
             }
             if let Some(n) = t.strip_prefix("id name ") {
-                name = Some(n.trim().to_string());
+                name = Some(quote_token(n.trim()));
             } else if let Some(rest) = t.strip_prefix("option name ") {
-                options.push(Declared::parse(rest));
+                if options.len() < MAX_OPTIONS {
+                    options.push(Declared::parse(rest));
+                }
             } else if t.starts_with('?') || t.starts_with('=') {
                 // A GTP engine answering an unknown command.
-                return Err(Failure::Protocol(format!("not UCI: '{t}'")));
+                return Err(Failure::Protocol(format!("not UCI: '{}'", quote_token(t))));
             }
         }
-        Ok(Uci {
-            proc,
-            name,
-            options,
-            rules: RuleSet::default(),
-        })
+        Err(proc.flooding("'uciok'"))
     }
 
     fn declared(&self, name: &str) -> Option<&Declared> {
@@ -106,9 +113,12 @@ impl Uci {
         self.proc.send("isready")?;
         let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
         let mut seen = Vec::new();
-        self.proc.recv_until(deadline, |l| {
-            seen.push(l.to_string());
-            l.trim() == "readyok"
+        self.proc.recv_until(deadline, "'readyok'", |l| {
+            let t = l.trim_start();
+            if t.starts_with("bestmove") {
+                seen.push(t.to_string());
+            }
+            t.trim_end() == "readyok"
         })?;
         check_no_bestmove(seen)
     }
@@ -116,7 +126,8 @@ impl Uci {
     fn sync(&mut self) -> Result<(), Failure> {
         self.proc.send("isready")?;
         let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
-        self.proc.recv_until(deadline, |l| l.trim() == "readyok")?;
+        self.proc
+            .recv_until(deadline, "'readyok'", |l| l.trim() == "readyok")?;
         Ok(())
     }
 }
@@ -130,7 +141,7 @@ fn check_no_bestmove(lines: Vec<String>) -> Result<(), Failure> {
     {
         Some(l) => Err(Failure::Protocol(format!(
             "two bestmoves for one go (the second: '{}')",
-            l.trim()
+            quote_token(l.trim())
         ))),
         None => Ok(()),
     }

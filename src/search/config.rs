@@ -61,31 +61,29 @@ tunables! {
     /// reaches beta from this many empties (below, it values every child,
     /// whose exact values and best moves the endgame solver's ordering uses).
     frontier_cut_min_empties: u32 = 30,
-    /// Endgame: transposition table from this many empties (with
-    /// `tt_edge_mode`, probed from one fewer), where the search's root has
-    /// fewer than `tt_deep_root_empties`.
+    /// Endgame: transposition table from this many empties (probed and
+    /// stored without a move from one fewer, `shallow_tt`), where the
+    /// search's root has fewer than `tt_deep_root_empties`.
     tt_min_empties: u32 = 8,
     /// From this many empties at the search's root, the table starts at
     /// `tt_deep_min_empties` instead of `tt_min_empties`: a large solve
     /// pays more for the table's misses at 8-9 empties than their entries
     /// save it, a small one (its entries stay in the caches) less.
     tt_deep_root_empties: u32 = 20,
-    /// See `tt_deep_root_empties`. 10 against 8 (`docs/endgame-4.md`,
-    /// session 38): 1 thread, FFO #40-#48 +14% nodes and 0.93-0.95 the
-    /// time, #49-#52 +13% and about 0.92. 11 against 10 (sessions 42 and
-    /// 45, 1-thread pairs): #53-#54 +1.7% nodes and 0.976 the time, #55
+    /// See `tt_deep_root_empties`. 10 against 8 (`docs/table.md`): 1 thread, FFO #40-#48 +14% nodes and 0.93-0.95 the
+    /// time, #49-#52 +13% and about 0.92. 11 against 10 (1-thread
+    /// pairs): #53-#54 +1.7% nodes and 0.976 the time, #55
     /// +1.7% and 0.982, #56-#58 +1.9% and 0.977, #49-#52 +1.7% and 0.978,
     /// #40-#48 +2.5% and 0.983, #20-#38 +2.9% and 0.982; 2 threads #56-#58
     /// 0.984, #49-#52 0.974. 12 from 28 empties: #56-#58 +3.8%, 1.008;
-    /// 12 at every deep root was slower than 10 in session 38.
+    /// 12 at every deep root was slower than 10.
     tt_deep_min_empties: u32 = 11,
     /// Positions of at most this many empties (0: none) keep their table
     /// entries in the table's first `tt_near_mb` MiB, whose lines stay in
     /// the caches and the address translation's reach, instead of across
     /// the whole table: most probes and stores of an exact solve are there
-    /// (FFO #49-#52 at 1 thread, `docs/endgame-3.md`, session 31). 12
-    /// against 11 with the table from 11 (`docs/endgame-4.md`, session 45,
-    /// 1-thread pairs): #49-#52 +0.5% nodes and 0.988 the time, #56-#58
+    /// (FFO #49-#52 at 1 thread, `docs/table.md`). 12 against 11 with the
+    /// table from 11 (1-thread pairs): #49-#52 +0.5% nodes and 0.988 the time, #56-#58
     /// 0.984, #40-#48 0.987, #20-#38 level; 2 threads #49-#52 0.995,
     /// #53-#54 0.992. 13: #49-#52 +1.0% and 0.985; 10: 1.007.
     tt_near_empties: u32 = 12,
@@ -98,7 +96,7 @@ tunables! {
     /// none) keep their entries in a middle region of `tt_mid_mb` MiB right
     /// after the near one. Here a random line of a 128 MiB region costs
     /// about 180 ns and one of a 1 GiB table 300 ns (a pointer chase,
-    /// `docs/endgame-5.md`, session 48). 17 at 128 MiB against none,
+    /// `docs/table.md`). 17 at 128 MiB against none,
     /// 1-thread pairs: #49-#52 0.980 / 0.979 with +0.1% nodes, #53 0.980;
     /// 14 / 16 / 18 about 0.98 / 0.98 / 0.99; 16 at 64 / 512 MiB 0.98 / 0.99.
     tt_mid_empties: u32 = 17,
@@ -108,14 +106,14 @@ tunables! {
     sort_min_empties: u32 = 8,
     /// Endgame order: weight of a square's history (its cut rate at these
     /// empties in this search, `history`; 0: off). 1 thread, FFO #40-#52:
-    /// nodes 1.320e9 -> 1.236e9 at 192 (docs/endgame.md). With the corner
+    /// nodes 1.320e9 -> 1.236e9 at 192 (`docs/endgame.md`). With the corner
     /// term (`end_corner_weight`), 128 against 192, nodes at 1 thread: FFO
     /// #40-#48 -2.9%, #49-#52 +1.1%, #53 -2.9%, #54 -1.3%, #59 -3.1%,
-    /// #20-#38 -1.9% (docs/endgame-3.md, session 34).
+    /// #20-#38 -1.9% (`docs/endgame.md`).
     end_history_weight: i32 = 128,
     /// Endgame: stability cutoffs from this many empties (4 is the lowest
     /// place they are tried: the 1-3 empties solvers have none). 1 thread,
-    /// FFO #40-#52 (session 15): from 7 1.731e9 nodes, from 6 1.599e9, from
+    /// FFO #40-#52: from 7 1.731e9 nodes, from 6 1.599e9, from
     /// 5 1.515e9 (-12.5%, the time the same: 78.9 s against 78.0 s, four
     /// alternated pairs), from 4 1.320e9 (-12.9% more, time -2.8%: 74.0 /
     /// 74.1 s against 76.3 / 76.1 s on a quiet machine).
@@ -130,7 +128,7 @@ tunables! {
     split_few_threads: u32 = 2,
     /// Parallel endgame: the split points' empties with few threads. 2
     /// threads, from 16 against 12: FFO #49-#52 -3.5% time, #53 -4% nodes
-    /// (docs/endgame-2.md, session 24).
+    /// (`docs/parallel.md`).
     split_few_min_empties: u32 = 16,
     /// Parallel midgame: split points from this depth.
     split_min_depth: i32 = 4,
@@ -149,7 +147,7 @@ tunables! {
     /// `end_mobility_weight` where the child's value is a depth-2 (or deeper) search
     /// (from `end_sort_d2_empties`), whose value already sees the replies.
     /// 80 against 112 (1 thread, nodes): FFO #40-#48 -6.5%, #49-#52 -1.2%,
-    /// #20-#38 -1.7% (`docs/endgame-2.md`, session 29).
+    /// #20-#38 -1.7% (`docs/endgame.md`).
     end_d2_mobility_weight: i32 = 80,
     /// Endgame ordering: weight of the opponent's potential mobility.
     end_potential_weight: i32 = 16,
@@ -160,14 +158,13 @@ tunables! {
     /// any weight under `end_mobility_weight - end_parity_weight` orders
     /// the same. 16 against 0 (1 thread, nodes, with the parity order at
     /// 4-5 empties): FFO #40-#48 -0.33%, #49-#52 -0.38%, #20-#38 -0.05%;
-    /// 48: -0.23% / +0.2% on #40-#48 / #20-#38 (`docs/endgame-3.md`,
-    /// session 35).
+    /// 48: -0.23% / +0.2% on #40-#48 / #20-#38 (`docs/endgame.md`).
     end_single_weight: i32 = 16,
     /// Endgame ordering: bonus per disc of the mover's after the move on a
     /// corner or on an edge square next to a corner it holds (Edax's
     /// corner stability). 16 against 0 (1 thread, nodes): FFO #40-#48
     /// -3.6%, #49-#52 -3.2%, #20-#38 0.0%; 32: -5.8%, +0.1%, +0.3%; 64:
-    /// -2.2% on #40-#48 (`docs/endgame-3.md`, session 33).
+    /// -2.2% on #40-#48 (`docs/endgame.md`).
     end_corner_weight: i32 = 16,
     /// Endgame ordering adds the child's value by a shallow midgame search
     /// from this many empties (64: never). Measured on FFO #40-#48 (nodes,
@@ -183,7 +180,7 @@ tunables! {
     /// Endgame: enhanced transposition cutoffs (children probed in the
     /// table before any is searched) from this many empties (9: 1.4-1.7%
     /// fewer nodes than 10 on FFO #20-#52 at about 1% more time per
-    /// node, `docs/endgame-2.md`, session 28).
+    /// node, `docs/endgame.md`).
     etc_min_empties: u32 = 9,
     /// Endgame: the table-free search keeps a small per-thread cache of
     /// its bounds (`shallow_cache`) at `shallow_cache_min_empties` to
@@ -193,14 +190,13 @@ tunables! {
     /// See `shallow_cache_kb`.
     shallow_cache_min_empties: u32 = 5,
     /// See `shallow_cache_kb`; no cache when this is below
-    /// `shallow_cache_min_empties`. 9 measured level with 8 (session 40,
-    /// where the table was probed there too; session 45, with the table
+    /// `shallow_cache_min_empties`. 9 measured level with 8 (with the table probed there too; and with the table
     /// from 11: -0.4% to -0.5% nodes, level in time).
     shallow_cache_max_empties: u32 = 8,
     /// Endgame: the sorted nodes of the table-free search probe their
     /// children's cache slots before searching any (enhanced
     /// transposition cutoffs; 0: they only prefetch the slots). 3.4-3.7%
-    /// fewer nodes on FFO #20-#52 at 1 thread, `docs/endgame-4.md`.
+    /// fewer nodes on FFO #20-#52 at 1 thread, `docs/endgame.md`.
     shallow_cache_etc: u32 = 1,
     /// Exact solves from this many empties start with selective passes.
     sel_min_empties: u32 = 18,
@@ -210,18 +206,16 @@ tunables! {
     /// Second selective pass (wider; 0: none). Widening 1.0 -> 2.0 sigma
     /// measured 18% fewer nodes on FFO #40-#48 than 1.0 alone; 1.5: 8%.
     sel_t2: u32 = 200,
-    /// Third selective pass (wider still; 0: none).
-    sel_t3: u32 = 0,
     /// Selective passes: ProbCut from this many empties.
     probcut_min_empties: u32 = 11,
     /// ProbCut search depth, in percent of the empties.
     probcut_depth_pct: u32 = 25,
     /// ProbCut sigma at 0 empties and depth 0, in hundredths of a disc:
-    /// sigma = (probcut_sigma0 - probcut_sigma_n * empties -
-    /// probcut_sigma_slope * depth) / 100 discs, at least 2 discs.
-    /// The fit of `tests/probcut_calibration.rs` (288 PlayOK positions at
-    /// 12-26 empties) is 9.91 - 0.10 n - 0.37 d (991/10/37), but it
-    /// measured more nodes on FFO #40-#48 than this hand-set 6 - 0.3 d.
+    /// sigma = (probcut_sigma0 - probcut_sigma_slope * depth) / 100 discs,
+    /// at least 2 discs. The fit of `tests/probcut_calibration.rs` (288
+    /// PlayOK positions at 12-26 empties) is 9.91 - 0.10 n - 0.37 d (n the
+    /// empties), but it measured more nodes on FFO #40-#48 than this
+    /// hand-set 6 - 0.3 d; the term in n is gone with it.
     probcut_sigma0: u32 = 600,
     /// ProbCut sigma decrease per ply of depth, in hundredths of a disc.
     probcut_sigma_slope: u32 = 30,
@@ -229,15 +223,6 @@ tunables! {
     midcut_t: u32 = 100,
     /// Midgame ProbCut from this depth.
     midcut_min_depth: u32 = 3,
-    /// Midgame ProbCut from 24 empties: the sigma changes by this many
-    /// tenths of a percent per empty square away from 38 (wider below,
-    /// narrower above); 0: the same sigma at every stage. Measured by stage
-    /// and tried against NTest with `midcut_end` (docs/strength.md, "ProbCut
-    /// sigma by stage"): `5` and `140` even with the default over 800 games.
-    midcut_stage: u32 = 0,
-    /// Midgame ProbCut: the sigma in percent below 24 empties (100: as
-    /// elsewhere).
-    midcut_end: u32 = 100,
     /// Parallel endgame: from this many empties, the moves after the first
     /// of a PV node (the root's in the solve and its selective passes too)
     /// are searched in parallel at a null window, a fail high alone with
@@ -246,12 +231,12 @@ tunables! {
     /// Parallel midgame: the same for PV nodes (the root's too) from this
     /// depth (64: one by one), with fewer than `split_pv_wide_threads`
     /// threads. 2 threads, depth-22 searches: from 6, nodes +11%, time +2%;
-    /// 4 threads, depth 24: 14.1 / 14.6 s against 13.7 / 16.5 s (docs/endgame-threads.md).
+    /// 4 threads, depth 24: 14.1 / 14.6 s against 13.7 / 16.5 s (`docs/parallel.md`).
     split_pv_min_depth: i32 = 64,
     /// Parallel midgame: with at least this many threads, PV nodes split
     /// from `split_pv_wide_depth` instead. Depth-24 searches on 16 cores:
     /// 8 threads 15.2 / 15.6 s -> 12.5 / 12.5 s, 16 threads 14.1 / 14.7 s
-    /// -> 10.9 s (docs/endgame-threads.md).
+    /// -> 10.9 s (`docs/parallel.md`).
     split_pv_wide_threads: u32 = 8,
     /// Parallel midgame: the PV nodes' split depth with many threads.
     split_pv_wide_depth: i32 = 6,
@@ -259,16 +244,11 @@ tunables! {
     split_serial: u32 = 1,
     /// Parallel endgame: at most this many more moves searched alone at a
     /// split point, while the order's guess of a move's value is above
-    /// `alpha - split_cut_margin` (a probable cut; 0: off). 16 threads, FFO
+    /// `alpha` (a probable cut; 0: off). A margin of 64, 200 or 400
+    /// search units below alpha measured within the spread. 16 threads, FFO
     /// #40-#52: nodes 1.43x -> 1.12x of one thread's, time -4%; 2 threads:
-    /// nodes -0.4%, time within the noise (docs/endgame-threads.md).
+    /// nodes -0.4%, time within the noise (`docs/parallel.md`).
     split_cut_max: u32 = 8,
-    /// Parallel midgame: the same as `split_cut_max` with the order's key
-    /// (the child's static value, or its shallow search from
-    /// `shallow_sort_depth`) as the guess (0: off).
-    split_mid_cut_max: u32 = 0,
-    /// Parallel endgame: margin of that guess, in search units.
-    split_cut_margin: u32 = 0,
     /// Endgame ordering: the child's value by a table-free depth-1 search
     /// (`sortsearch`) from this many empties (64: never). From 22: +4% on
     /// FFO #49-#52 (nodes, 1 thread).
@@ -278,14 +258,14 @@ tunables! {
     /// thread against the static value (FFO #40-#48 / #49-#52): from 16
     /// +1.5% / -19%, from 14 +10% / -5%, from 18 +4% / -13%, from 19 +6% /
     /// -10%, from 22 +7% / -5%; #20-#38 from 16: -1%. With the
-    /// fourth-generation weights (session 21), 17 against 16: -2.9% / -3.9%,
+    /// fourth-generation weights, 17 against 16: -2.9% / -3.9%,
     /// #20-#38 +0.8%; with mobility weight 112 both: -6.0% / -4.9% / -1.2%.
     end_sort_d2_empties: u32 = 17,
     /// Endgame ordering: the same at depth 3 from this many empties, and
     /// at depth 4 from `end_sort_d4_empties` (64: never); the replies
     /// weigh `end_d2_mobility_weight` there too. At 22 and 24 against
     /// depth 2 (1 thread): FFO #56-#58 -15.0% nodes, #53-#54 -5.5%,
-    /// #49-#52 +1.4% (docs/endgame-4.md, session 42).
+    /// #49-#52 +1.4% (`docs/endgame.md`).
     end_sort_d3_empties: u32 = 22,
     /// Endgame ordering: see `end_sort_d3_empties`.
     end_sort_d4_empties: u32 = 24,
@@ -293,7 +273,7 @@ tunables! {
     /// to this many search units below the node's alpha (a fail-soft
     /// bound below; Edax sorts the same way with 8 discs); 0: a full
     /// window. 256 (8 discs) against 0, 1 thread: nodes FFO #40-#48
-    /// -0.6%, #49-#52 -0.7%, #20-#38 -0.5% (docs/endgame-2.md, session 24).
+    /// -0.6%, #49-#52 -0.7%, #20-#38 -0.5% (`docs/endgame.md`).
     end_sort_window: u32 = 256,
     /// Endgame: a child whose value by the parent's order beats the
     /// parent's alpha by more than this many search units (0: off) is
@@ -303,45 +283,22 @@ tunables! {
     /// The order's guesses at 12 or more discs above alpha missed about 1
     /// time in 5 (FFO #40-#48). 384 (12 discs) against off, 1 thread:
     /// nodes FFO #40-#48 -0.5%, #49-#52 -2.1%, #20-#38 -0.5%
-    /// (docs/endgame-2.md, session 25).
+    /// (`docs/endgame.md`).
     end_all_margin: u32 = 384,
-    /// Endgame: one empty below `tt_min_empties`, probe the table before
-    /// the table-free search (0: no probe; 1: and store its results that
-    /// fail high; 2: and store every result). Measured on FFO #40-#48 at
-    /// `tt_min_empties` 8 (1 thread): mode 1 -3.8% nodes, mode 2 -6.3%, but
-    /// 12-14% slower while those entries lay across the whole table; in
-    /// the `tt_near_empties` region mode 2 gives -3.8% nodes and about 5%
-    /// less time on #49-#52 (`docs/endgame-3.md`, session 31).
-    tt_edge_mode: u32 = 2,
-    /// ProbCut sigma decrease per empty, in hundredths of a disc (see
-    /// `probcut_sigma0`).
-    probcut_sigma_n: u32 = 0,
-    /// Endgame exact pass: which moves of unsolved entries (selective
-    /// passes, midgame search) are searched first as the hash move (0: all;
-    /// 1: the last selective pass's; 2: from `end_hash_sel_min` empties; 3:
-    /// none; 4: 1 or 2). One not taken gets `end_hash_bonus` in the order.
-    /// 1 against 0 at 1 thread: FFO #40-#48 -9%, #49-#52 -29%, #20-#38 -5.5%.
-    end_hash_trust: u32 = 1,
-    /// Endgame: see `end_hash_trust`.
-    end_hash_sel_min: u32 = 0,
-    /// Endgame: order key bonus of an untrusted stored move (see
-    /// `end_hash_trust`; the key counts 128 per reply of the opponent).
-    end_hash_bonus: u32 = 0,
     /// Endgame below the table: from this many empties the moves are
     /// sorted by the opponent's mobility (corners twice) and parity with
     /// the `end_*_weight`s (64: never, the static parity/square order
-    /// only). 1 thread, FFO #40-#52 against 64 (docs/endgame.md,
-    /// session 15): from 6 -21.7% nodes, -5% time; from 7 -17%, -4.6%;
+    /// only). 1 thread, FFO #40-#52 against 64 (`docs/endgame.md`): from 6 -21.7% nodes, -5% time; from 7 -17%, -4.6%;
     /// from 5 -28% nodes, -1.5% time; #20-#38 from 6 -20% nodes, -5% time.
     shallow_sort_min_empties: u32 = 6,
     /// Midgame: late-move reductions at null-window nodes of at least this
     /// depth (0: off): the moves from index `mid_lmr_after` on (0 is the first)
     /// are searched `mid_lmr_r` plies shallower first, then again at full
     /// depth when they reach the window. Against NTest at equal time,
-    /// 1,600 paired games (docs/strength.md, session 17): 3 / 5 / 2
+    /// 1,600 paired games (`docs/strength.md`): 3 / 5 / 2
     /// +77 ± 41 points against off; 3 / 3 / 2 -6.5 ± 21 and 6 / 3 / 2
     /// -12.5 ± 21 of 400. Reducing the scouts of PV nodes too measured
-    /// +7.5 ± 29 points of 800 (session 18): not adopted.
+    /// +7.5 ± 29 points of 800: not adopted.
     mid_lmr_min_depth: i32 = 3,
     /// Midgame: the index (0: the first move) of the first reduced move,
     /// see `mid_lmr_min_depth`.
@@ -352,10 +309,10 @@ tunables! {
     /// Endgame: up to this many empties, a node without a hash move
     /// orders its moves between ETC's prefetches of its children's buckets
     /// and its probes of them, so that the order's work hides the misses
-    /// (it is wasted where ETC cuts: 7% of its calls, session 33). The same
+    /// (it is wasted where ETC cuts: 7% of its calls). The same
     /// nodes; 11 against 0 (1 thread, FFO #40-#48, both binaries at once
     /// on separate cores): 0.91-0.97 the time, four pairs; 16 against 11:
-    /// +0.5% nodes, 0.98-1.02 the time (`docs/endgame-3.md`, session 36).
+    /// +0.5% nodes, 0.98-1.02 the time (`docs/endgame.md`).
     etc_order_max_empties: u32 = 11,
 }
 
@@ -429,7 +386,7 @@ mod tests {
         let default = Config::default();
         let listed: Vec<&str> = default.names().iter().map(|(n, _)| *n).collect();
         assert_eq!(listed, Config::NAMES);
-        assert_eq!(listed.len(), 69);
+        assert_eq!(listed.len(), 59);
         for (i, name) in Config::NAMES.iter().enumerate() {
             let old = default.names()[i].1;
             let new = if old == 777 { 778 } else { 777 };

@@ -82,7 +82,7 @@ impl Worker<'_> {
     /// Stability cutoff: `Some(v)` when the opponent's stable discs alone
     /// keep the value at or below `alpha`. Only that side is tried: the
     /// mover's own stable discs (a lower bound) cut under 3% of the time
-    /// and cost more than they save (`docs/endgame-2.md`, session 22).
+    /// and cost more than they save (`docs/endgame.md`).
     #[inline]
     pub(crate) fn stability_cut(&self, b: &Board, alpha: i32) -> Option<i32> {
         let opp = b.opponent.count_ones() as i32;
@@ -176,14 +176,6 @@ impl Worker<'_> {
         Ok((failed, best, best_sq))
     }
 
-    /// Whether the children of a node of `n` empties (at least
-    /// `tt_min_empties`) probe the table: from one empty above it, or at
-    /// the edge below it (`tt_edge_mode`).
-    #[inline]
-    fn child_probes(&self, n: u32) -> bool {
-        n > self.cfg.tt_min_empties || self.cfg.tt_edge_mode > 0
-    }
-
     /// Null-window exact search: the value if it is at most `alpha` (an
     /// upper bound) or above it (a lower bound). Returns 0 when stopped.
     pub(crate) fn nws_end(&mut self, b: &Board, alpha: i32, tie: i32) -> i32 {
@@ -202,7 +194,7 @@ impl Worker<'_> {
             return self.solve_small(b, alpha, tie);
         }
         if n < self.cfg.tt_min_empties {
-            if n + 1 == self.cfg.tt_min_empties && self.cfg.tt_edge_mode > 0 {
+            if n + 1 == self.cfg.tt_min_empties {
                 return self.shallow_tt(b, alpha, tie, n);
             }
             return self.shallow(b, alpha, tie);
@@ -216,8 +208,8 @@ impl Worker<'_> {
             return v;
         }
         let key = self.key(b, tie);
-        let (hash_sq, hint_sq) = match self.end_probe(key, n, alpha) {
-            Ok(moves) => moves,
+        let hash_sq = match self.end_probe(key, alpha) {
+            Ok(sq) => sq,
             Err(v) => return v,
         };
         let legal = b.legal_moves();
@@ -234,11 +226,10 @@ impl Worker<'_> {
         {
             return v;
         }
-        let (best, best_sq) =
-            match self.nws_children(b, alpha, tie, legal, (hash_sq, hint_sq), expect_all) {
-                Ok(r) => r,
-                Err(v) => return v,
-            };
+        let (best, best_sq) = match self.nws_children(b, alpha, tie, legal, hash_sq, expect_all) {
+            Ok(r) => r,
+            Err(v) => return v,
+        };
         if self.stopped {
             return 0;
         }
@@ -262,7 +253,7 @@ impl Worker<'_> {
         alpha: i32,
         tie: i32,
         legal: u64,
-        (hash_sq, hint_sq): (u8, u8),
+        hash_sq: u8,
         expect_all: bool,
     ) -> Result<(i32, u8), i32> {
         let n = b.empties();
@@ -293,15 +284,16 @@ impl Worker<'_> {
             };
             self.etc_prefetch(&mut keys, b, legal, &fl, tie);
             if hash_sq >= 64 && n <= self.cfg.etc_order_max_empties {
-                self.end_moves_into(&mut moves, b, legal, (64, hint_sq), order, tie);
+                self.end_moves_into(&mut moves, b, legal, 64, order, tie);
                 early = true;
             }
             let (failed, v, sq) = self.etc_probe(&keys, alpha)?;
             rest &= !failed;
             (best, best_sq) = (v, sq);
-        } else if self.child_probes(n) {
+        } else {
             // Without ETC the children's buckets are fetched here, before
-            // any child is searched.
+            // any child is searched (the children of a node at the table's
+            // lowest empties probe it too: `shallow_tt`).
             self.prefetch_children(b, legal, &fl, tie, |_, _| {});
         }
         // The hash move alone first: the order of the others is computed
@@ -320,7 +312,7 @@ impl Worker<'_> {
             if early {
                 moves.retain(rest);
             } else {
-                self.end_moves_into(&mut moves, b, rest, (64, hint_sq), order, tie);
+                self.end_moves_into(&mut moves, b, rest, 64, order, tie);
             }
             let (v, sq) = if n >= self.cfg.split_min_empties && self.can_split() {
                 self.nws_split(b, alpha, tie, &moves)
@@ -336,18 +328,16 @@ impl Worker<'_> {
 
     /// The table's entry for a null-window node of `n` empties (key
     /// `key`): `Err` with the value where a stored bound decides the
-    /// window at `alpha`; else the hash move and a hint (a stored move not
-    /// trusted as the hash move, see [`Self::trust_move`]), 64 for none.
+    /// window at `alpha`; else the hash move (see [`Self::trust_move`]),
+    /// 64 for none.
     #[inline]
-    fn end_probe(&self, key: u64, n: u32, alpha: i32) -> Result<(u8, u8), i32> {
-        let (mut hash_sq, mut hint_sq) = (64u8, 64u8);
+    fn end_probe(&self, key: u64, alpha: i32) -> Result<u8, i32> {
+        let mut hash_sq = 64u8;
         if let Some(e) = self.job.tt.probe(key) {
-            if let Some(s) = e.mv.and_then(|m| m.to_square()) {
-                if self.trust_move(&e, n) {
-                    hash_sq = s.index() as u8;
-                } else {
-                    hint_sq = s.index() as u8;
-                }
+            if let Some(s) = e.mv.and_then(|m| m.to_square())
+                && self.trust_move(&e)
+            {
+                hash_sq = s.index() as u8;
             }
             if (e.solved || (self.sel_level > 0 && e.depth >= SEL_DEPTH * self.sel_level))
                 && let Some(v) = e.cut(alpha, alpha + 1)
@@ -355,7 +345,7 @@ impl Worker<'_> {
                 return Err(v);
             }
         }
-        Ok((hash_sq, hint_sq))
+        Ok(hash_sq)
     }
 
     /// The value of the hash move `(sq, flips)` of a null-window node,
@@ -370,30 +360,20 @@ impl Worker<'_> {
         v
     }
 
-    /// Whether the exact pass takes the move of entry `e` (at `n` empties)
-    /// as its hash move (`end_hash_trust`): solved entries' always, and
-    /// those of the selective passes and the midgame search: 0 always, 1
-    /// from the last selective pass only, 2 from `end_hash_sel_min`
-    /// empties, 3 never (the move gets `end_hash_bonus` in the order
-    /// instead); 4: 1 or 2. The selective passes take every move.
+    /// Whether the exact pass takes the move of entry `e` as its hash
+    /// move: a solved entry's, and one of the last selective pass; not the
+    /// moves of earlier passes or of the midgame search, which are ordered
+    /// with the others (trusting every stored move measured +9% nodes on
+    /// FFO #40-#48 and +29% on #49-#52 at 1 thread, `docs/endgame.md`).
+    /// The selective passes take every move.
     #[inline]
-    fn trust_move(&self, e: &super::tt::TtEntry, n: u32) -> bool {
+    fn trust_move(&self, e: &super::tt::TtEntry) -> bool {
         let cfg = &self.cfg;
         if e.solved || self.sel_level > 0 {
             return true;
         }
-        let last = [cfg.sel_t1, cfg.sel_t2, cfg.sel_t3]
-            .iter()
-            .filter(|&&t| t > 0)
-            .count() as u32;
-        let from_last = last > 0 && e.depth >= SEL_DEPTH * last;
-        match cfg.end_hash_trust {
-            0 => true,
-            1 => from_last,
-            2 => n >= cfg.end_hash_sel_min,
-            3 => false,
-            _ => from_last || n >= cfg.end_hash_sel_min,
-        }
+        let last = [cfg.sel_t1, cfg.sel_t2].iter().filter(|&&t| t > 0).count() as u32;
+        last > 0 && e.depth >= SEL_DEPTH * last
     }
 
     /// Whether a move whose order value is `guess` probably beats `alpha`
@@ -431,9 +411,10 @@ impl Worker<'_> {
         (best, best_sq)
     }
 
-    /// [`Worker::shallow`] behind a table probe (`tt_edge_mode`): solved
-    /// bounds cut, and the result is stored (no move) when it fails high
-    /// or, in mode 2, always.
+    /// [`Worker::shallow`] behind a table probe, one empty below
+    /// `tt_min_empties`: solved bounds cut, and the result is stored (no
+    /// move). Inside the near region this pays: FFO #49-#52 -3.8% nodes
+    /// and about 5% less time (`docs/table.md`).
     fn shallow_tt(&mut self, b: &Board, alpha: i32, tie: i32, n: u32) -> i32 {
         let key = self.key(b, tie);
         if let Some(e) = self.job.tt.probe(key)
@@ -446,11 +427,12 @@ impl Worker<'_> {
         if self.stopped {
             return 0;
         }
-        if v > alpha {
-            self.job.tt.store(key, None, v, n, TtBound::Lower, true);
-        } else if self.cfg.tt_edge_mode >= 2 {
-            self.job.tt.store(key, None, v, n, TtBound::Upper, true);
-        }
+        let bound = if v > alpha {
+            TtBound::Lower
+        } else {
+            TtBound::Upper
+        };
+        self.job.tt.store(key, None, v, n, bound, true);
         v
     }
 
@@ -477,7 +459,6 @@ impl Worker<'_> {
         let d = (2 * (n * cfg.probcut_depth_pct / 200) + (n & 1)) as i32;
         let d = d.clamp(1, n as i32 - 4);
         let sigma = (cfg.probcut_sigma0 as i32 * DISC / 100
-            - cfg.probcut_sigma_n as i32 * DISC * n as i32 / 100
             - cfg.probcut_sigma_slope as i32 * DISC * d / 100)
             .max(2 * DISC);
         let margin = sigma * self.sel_t as i32 / 100;
@@ -534,7 +515,7 @@ impl Worker<'_> {
             self.end_store(key, s, v, n, bound);
             return v;
         }
-        let moves = self.end_moves(b, legal, (hash_sq, 64), Order::Value(alpha), tie, &fl);
+        let moves = self.end_moves(b, legal, hash_sq, Order::Value(alpha), tie, &fl);
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_sq = moves.sq[0];

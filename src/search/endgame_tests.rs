@@ -43,8 +43,8 @@ fn expected_all_nodes_change_work_not_values() {
         let job = Job::for_test(Config::default(), None);
         let mut w = Worker::new(&job);
         let fl = legal_flips(&b, legal);
-        let cost = w.end_moves(&b, legal, (64, 64), Order::Cost, 1, &fl);
-        let valued = w.end_moves(&b, legal, (64, 64), Order::Value(0), 1, &fl);
+        let cost = w.end_moves(&b, legal, 64, Order::Cost, 1, &fl);
+        let valued = w.end_moves(&b, legal, 64, Order::Value(0), 1, &fl);
         let listed = |m: &EndMoves| m.sq[..m.len].iter().fold(0u64, |a, &s| a | 1 << s);
         assert_eq!(
             (cost.len, listed(&cost)),
@@ -129,7 +129,7 @@ fn table_settings_change_work_not_values() {
         tt_mid_mb: 2,
         ..Config::default()
     };
-    assert!(base.tt_near_empties > 0 && base.tt_edge_mode == 2);
+    assert!(base.tt_near_empties > 0);
     assert!(base.tt_mid_empties > base.tt_near_empties);
     let configs = [
         base.clone(),
@@ -141,10 +141,6 @@ fn table_settings_change_work_not_values() {
             tt_mid_empties: 0,
             ..base.clone()
         },
-        Config {
-            tt_edge_mode: 0,
-            ..base.clone()
-        },
         // The table from `tt_min_empties` (8) instead of
         // `tt_deep_min_empties` (11, the test job's root being the start
         // position).
@@ -153,7 +149,7 @@ fn table_settings_change_work_not_values() {
             ..base.clone()
         },
     ];
-    let mut differed = [0; 5];
+    let mut differed = [0; 4];
     let mut rng = crate::rng::Rng::new(0x4ea2_ba5e);
     let positions = (0..8u32).map(|i| random_position(&mut rng, 18 + i % 3));
     for b in positions.filter(|b| b.legal_moves() != 0 && b.empties() >= 18) {

@@ -139,21 +139,20 @@ impl Worker<'_> {
     /// search (`sort_value`) from `end_sort_d2_empties`, depth 3 and 4 from
     /// `end_sort_d3_empties` and `end_sort_d4_empties` (exact only above
     /// `alpha - end_sort_window`; the replies then weigh
-    /// `end_d2_mobility_weight`), less `end_hash_bonus` for `hint_sq` (a
-    /// stored move not trusted as the hash move); with `Parity`, odd
-    /// quadrants first.
+    /// `end_d2_mobility_weight`); with `Parity`, odd quadrants first. The
+    /// hash move `hash_sq` (64: none) comes first.
     #[inline]
     pub(crate) fn end_moves<'f>(
         &mut self,
         b: &Board,
         legal: u64,
-        hashes: (u8, u8),
+        hash_sq: u8,
         order: Order,
         tie: i32,
         fl: &'f [u64; 64],
     ) -> EndMoves<'f> {
         let mut m = EndMoves::new(fl);
-        self.end_moves_into(&mut m, b, legal, hashes, order, tie);
+        self.end_moves_into(&mut m, b, legal, hash_sq, order, tie);
         m
     }
 
@@ -166,13 +165,13 @@ impl Worker<'_> {
         m: &mut EndMoves<'_>,
         b: &Board,
         legal: u64,
-        (hash_sq, hint_sq): (u8, u8),
+        hash_sq: u8,
         order: Order,
         tie: i32,
     ) {
         let n = b.empties();
         let odd = odd_squares(b.empty());
-        let plan = self.order_plan(n, order, odd, hint_sq);
+        let plan = self.order_plan(n, order, odd);
         let mut scratch = Vec::new();
         m.len = 0;
         let fl = m.flips;
@@ -236,17 +235,15 @@ struct Plan {
     odd: u64,
     /// The squares alone in their quadrant.
     single: u64,
-    /// A stored move not trusted as the hash move (64: none).
-    hint_sq: u8,
     /// The node's empties.
     n: u32,
 }
 
 impl Worker<'_> {
     /// The [`Plan`] of a node of `n` empties ordered by `order`, with the
-    /// odd quadrants' squares `odd` and the hint `hint_sq`.
+    /// odd quadrants' squares `odd`.
     #[inline]
-    fn order_plan(&self, n: u32, order: Order, odd: u64, hint_sq: u8) -> Plan {
+    fn order_plan(&self, n: u32, order: Order, odd: u64) -> Plan {
         // The child's window: its value is wanted exactly where the node's
         // is above `alpha - end_sort_window`.
         let sort_beta = match (order, self.cfg.end_sort_window) {
@@ -286,7 +283,6 @@ impl Worker<'_> {
             mobility_weight,
             odd,
             single: single_squares(odd),
-            hint_sq,
             n,
         }
     }
@@ -332,11 +328,6 @@ impl Worker<'_> {
             }
             - if plan.single >> s & 1 == 1 {
                 self.cfg.end_single_weight
-            } else {
-                0
-            }
-            - if s == plan.hint_sq {
-                self.cfg.end_hash_bonus as i32
             } else {
                 0
             }

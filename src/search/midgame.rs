@@ -320,7 +320,8 @@ impl Worker<'_> {
     /// `depth` (same parity) decides the window `(alpha, alpha + 1)`
     /// when its value lands `midcut_t` sigmas beyond it. Sigmas by shallow
     /// depth were measured on 140 XOT and FFO positions (`MIDCUT_SIGMA`);
-    /// `midcut_stage` and `midcut_end` scale them by stage (off by default).
+    /// One sigma at every stage: shaping it by stage as measured played
+    /// even against NTest (`docs/strength.md`).
     fn mid_probcut(
         &mut self,
         b: &Board,
@@ -331,13 +332,7 @@ impl Worker<'_> {
     ) -> Option<i32> {
         let d = (2 * (depth / 4) + (depth & 1)).max(1);
         let sigma = MIDCUT_SIGMA[(d as usize).min(MIDCUT_SIGMA.len() - 1)] * DISC / 100;
-        let n = b.empties() as i32;
-        let stage = if n < 24 {
-            10 * self.cfg.midcut_end as i32
-        } else {
-            1000 + self.cfg.midcut_stage as i32 * (38 - n)
-        };
-        let margin = sigma * self.cfg.midcut_t as i32 / 100 * stage.max(250) / 1000;
+        let margin = sigma * self.cfg.midcut_t as i32 / 100;
         self.probcut(b, alpha, tie, d, margin, ply, true)
     }
 

@@ -23,6 +23,7 @@ mod history;
 mod lastflip;
 mod midgame;
 mod parallel;
+pub mod parstats;
 mod root;
 mod shallow;
 mod shallow_cache;

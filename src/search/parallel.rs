@@ -28,10 +28,11 @@
 
 use super::INF;
 use super::endorder::EndMoves;
+use super::parstats::{self, *};
 use super::worker::{Child, Worker};
 use crate::board::Board;
 use crate::moves::Move;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering::Relaxed};
 
 impl<'a> Worker<'a> {
     /// Whether this node may split.
@@ -64,14 +65,13 @@ impl<'a> Worker<'a> {
     ) -> (i32, u8) {
         // The first `split_serial` moves alone (young brothers wait), and
         // after them up to `split_cut_max` more while the order's guess of
-        // the next move's value beats `alpha - split_cut_margin`: a node that
-        // probably cuts is searched in order, so that its later moves are
-        // not searched in parallel for nothing.
-        let margin = self.cfg.split_cut_margin as i32;
+        // the next move's value beats `alpha`: a node that probably cuts is
+        // searched in order, so that its later moves are not searched in
+        // parallel for nothing.
         let serial = (self.cfg.split_serial.max(1) as usize).min(moves.len);
         let probable = (serial..moves.len)
             .take(self.cfg.split_cut_max as usize)
-            .take_while(|&i| moves.guess[i] > alpha - margin)
+            .take_while(|&i| moves.guess[i] > alpha)
             .count();
         let serial = serial + probable;
         let mut best = (-INF, moves.sq[0]);
@@ -85,6 +85,7 @@ impl<'a> Worker<'a> {
             if v > best.0 {
                 best = (v, moves.sq[i]);
                 if v > alpha {
+                    parstats::add(SERIAL_CUT, 1);
                     return best;
                 }
             }
@@ -92,6 +93,7 @@ impl<'a> Worker<'a> {
         if serial == moves.len {
             return best;
         }
+        parstats::add(SPLIT_END + b.empties() as usize, 1);
         let rest: Vec<((Board, bool), u8)> = (serial..moves.len)
             .map(|i| {
                 let child = b.play_flips(moves.sq[i] as usize, moves.flips_of(i));
@@ -115,30 +117,21 @@ impl<'a> Worker<'a> {
         tie: i32,
         ply: usize,
     ) -> (i32, Move) {
-        // The first move alone, then (`split_mid_cut_max`) the next ones
-        // alone while the order's key says they probably cut.
-        let serial = 1
-            + (1..kids.len())
-                .take(self.cfg.split_mid_cut_max as usize)
-                .take_while(|&i| kids[i].key > alpha)
-                .count();
-        let mut best = (-INF, kids[0].mv);
-        for (i, c) in kids[..serial].iter().enumerate() {
-            let v = self.nws_child(c, i, alpha, depth, tie, ply);
-            if self.stopped {
-                return (v, c.mv);
-            }
-            if v > best.0 {
-                best = (v, c.mv);
-                if v > alpha {
-                    return best;
-                }
-            }
+        // The first move alone (young brothers wait). Searching the next
+        // ones alone too while the order's key says they probably cut took
+        // a third of the nodes away at 16 threads but idled the threads:
+        // 1.6x slower (`docs/parallel.md`).
+        let first = &kids[0];
+        let v = self.nws_child(first, 0, alpha, depth, tie, ply);
+        if self.stopped {
+            return (v, first.mv);
         }
-        if serial == kids.len() {
+        let best = (v, first.mv);
+        if v > alpha || kids.len() == 1 {
             return best;
         }
-        let rest: Vec<((Child, usize), Move)> = (serial..kids.len())
+        parstats::add(SPLIT_MID + depth.clamp(0, 64) as usize, 1);
+        let rest: Vec<((Child, usize), Move)> = (1..kids.len())
             .map(|i| ((kids[i], i), kids[i].mv))
             .collect();
         self.split_rest(&rest, best, alpha, |w, (c, i)| {
@@ -186,16 +179,23 @@ impl<'a> Worker<'a> {
         // orders the stores before the reads below).
         const UNSET: i32 = i32::MIN;
         let values: Vec<AtomicI32> = pending.iter().map(|_| AtomicI32::new(UNSET)).collect();
+        // Each task's subtree nodes and the part of them thrown away
+        // (`parstats`); `STOPPED` in `lost` marks a stopped task.
+        const STOPPED: u64 = u64::MAX;
+        let subtree: Vec<AtomicU64> = pending.iter().map(|_| AtomicU64::new(0)).collect();
+        let lost: Vec<AtomicU64> = pending.iter().map(|_| AtomicU64::new(0)).collect();
         let mut chain: Vec<&AtomicBool> = self.cuts.clone();
         chain.push(&cut);
         let job = self.job;
         let (sel_level, sel_t) = (self.sel_level, self.sel_t);
         let (chain, cut_ref, search) = (&chain, &cut, &search);
         rayon::scope_fifo(|s| {
-            for (&i, slot) in pending.iter().zip(&values) {
+            for (k, &i) in pending.iter().enumerate() {
                 let task = &tasks[i];
+                let (slot, sub, lost) = (&values[k], &subtree[k], &lost[k]);
                 s.spawn_fifo(move |_| {
                     if cut_ref.load(Relaxed) || job.shared.stop.load(Relaxed) {
+                        parstats::add(TASKS_SKIPPED, 1);
                         return;
                     }
                     let mut w = Worker::new(job);
@@ -204,9 +204,13 @@ impl<'a> Worker<'a> {
                     w.sel_t = sel_t;
                     let v = search(&mut w, task);
                     w.flush();
+                    sub.store(w.total + w.sub_nodes, Relaxed);
+                    parstats::add(NODES_TASKS, w.total);
                     if w.stopped {
+                        lost.store(STOPPED, Relaxed);
                         return;
                     }
+                    lost.store(w.sub_wasted, Relaxed);
                     slot.store(v, Relaxed);
                     if v > alpha {
                         cut_ref.store(true, Relaxed);
@@ -217,10 +221,53 @@ impl<'a> Worker<'a> {
         if self.job.shared.stop.load(Relaxed) || self.cuts.iter().any(|c| c.load(Relaxed)) {
             self.stopped = true;
         }
+        self.account(&values, &subtree, &lost, alpha, cut.load(Relaxed));
         values
             .iter()
             .map(|v| Some(v.load(Relaxed)).filter(|&v| v != UNSET))
             .collect()
+    }
+
+    /// Adds a split point's tasks to this worker's subtree counts and to
+    /// `parstats`: `subtree[k]` nodes under task `k`, `lost[k]` of them
+    /// thrown away below it (`u64::MAX`: the task was stopped), `values`
+    /// their results at null window `alpha`, `cut` whether one failed high.
+    /// At a cut, the tasks after the first that failed high (in move
+    /// order) and the stopped ones are work a serial search would not have
+    /// done.
+    fn account(
+        &mut self,
+        values: &[AtomicI32],
+        subtree: &[AtomicU64],
+        lost: &[AtomicU64],
+        alpha: i32,
+        cut: bool,
+    ) {
+        let first_cut = values
+            .iter()
+            .position(|v| {
+                let v = v.load(Relaxed);
+                v != i32::MIN && v > alpha
+            })
+            .unwrap_or(values.len());
+        let mut stopped = 0;
+        for (k, (sub, lost)) in subtree.iter().zip(lost).enumerate() {
+            let (sub, lost) = (sub.load(Relaxed), lost.load(Relaxed));
+            self.sub_nodes += sub;
+            if lost == u64::MAX {
+                stopped += 1;
+                self.sub_wasted += sub;
+            } else if cut && k > first_cut {
+                self.sub_wasted += sub;
+            } else {
+                self.sub_wasted += lost;
+            }
+        }
+        parstats::add(TASKS, values.len() as u64);
+        parstats::add(TASKS_STOPPED, stopped);
+        if cut {
+            parstats::add(PAR_CUT, 1);
+        }
     }
 
     /// One round of the parallel part of a PV node: the null-window values
@@ -233,6 +280,7 @@ impl<'a> Worker<'a> {
         alpha: i32,
         search: impl Fn(&mut Worker<'_>, &T) -> i32 + Sync,
     ) -> PvRound {
+        parstats::add(PV_ROUNDS, 1);
         let values = self.split_probe(tasks, pending, alpha, search);
         let mut round = PvRound {
             high: None,

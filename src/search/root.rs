@@ -11,6 +11,7 @@
 //! the exact solve.
 
 use super::endgame::WIPEOUT;
+use super::parstats;
 use super::worker::{Child, Worker};
 use super::{BestMove, Bound, DISC, INF, Info, Job, SolveMode, WorkerMsg, to_discs};
 use crate::moves::Move;
@@ -40,6 +41,9 @@ enum Kind {
 /// iteration on `tx`. With a pool in `job`, split points below spread the
 /// work over its threads (see `parallel`).
 pub fn run_worker(job: &Job, tx: &Sender<WorkerMsg>) -> Option<BestMove> {
+    let stats =
+        job.pool.is_some() && log::log_enabled!(target: "annex::parstats", log::Level::Info);
+    let before = stats.then(parstats::snapshot);
     let mut w = Worker::new(job);
     let tie = root_tie(job);
     let mut rm = root_moves(&mut w)?;
@@ -62,6 +66,12 @@ pub fn run_worker(job: &Job, tx: &Sender<WorkerMsg>) -> Option<BestMove> {
         last = Some((kind, infos));
     }
     w.flush();
+    parstats::add(parstats::NODES_WASTED, w.sub_wasted);
+    if let Some(before) = before {
+        let nodes = job.shared.nodes.load(std::sync::atomic::Ordering::Relaxed);
+        let d = parstats::snapshot().since(&before);
+        log::info!(target: "annex::parstats", "{} empties, {nodes} nodes: {}", empties, d.line(nodes));
+    }
     Some(best_move(job, &rm, last, w.stopped, empties))
 }
 
@@ -123,7 +133,7 @@ fn iterations(job: &Job, empties: u32, multipv: usize) -> Vec<Kind> {
         && empties >= cfg.sel_min_empties
         && multipv == 1
     {
-        [cfg.sel_t1, cfg.sel_t2, cfg.sel_t3]
+        [cfg.sel_t1, cfg.sel_t2]
             .into_iter()
             .filter(|&t| t > 0)
             .enumerate()

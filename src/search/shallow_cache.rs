@@ -17,7 +17,7 @@
 //!
 //! FFO #49-#52, 1 thread, 5-8 empties, 256 KiB: 12.5% fewer nodes; about
 //! 6% of the probes find their board, nearly all of them deciding the
-//! window (`docs/endgame-4.md`, session 40).
+//! window (`docs/endgame.md`).
 
 use crate::board::Board;
 use crate::rules::Scoring;

@@ -40,6 +40,12 @@ pub(crate) struct Worker<'a> {
     pub local: u64,
     /// All nodes of this worker.
     pub total: u64,
+    /// Nodes of the tasks spawned below this worker's split points, their
+    /// own split points' tasks included (`parstats`).
+    pub sub_nodes: u64,
+    /// The part of `sub_nodes` that a serial search would not have
+    /// searched (`parstats::NODES_WASTED`).
+    pub sub_wasted: u64,
     pub stopped: bool,
     /// Cutoff flags of the split points above this task (parallel endgame).
     pub cuts: Vec<&'a AtomicBool>,
@@ -110,6 +116,8 @@ impl<'a> Worker<'a> {
             cfg,
             local: 0,
             total: 0,
+            sub_nodes: 0,
+            sub_wasted: 0,
             stopped: false,
             expect_all: false,
             sort_killer: [64; SORT_KILLER_DEPTHS],

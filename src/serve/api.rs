@@ -2,7 +2,10 @@
 //! event stream (the table is in the module documentation of `serve`).
 
 use super::ServeArgs;
+use super::guard::Guard;
+use super::http::{Conn, Handler, Request, Response};
 use super::session::{self, Level, Player, Session, Settings, Shared};
+use super::table::Table;
 use crate::board::Color;
 use crate::moves::Move;
 use crate::position::Position;
@@ -10,19 +13,15 @@ use crate::record::game_record::{GgfHeader, ggf};
 use crate::rules::RuleSet;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher};
-use std::io::{Read, Write};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
-use tiny_http::{Header, Method, Request, Response};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
-/// Largest request body (a GGF game is a few KB).
-const MAX_BODY: usize = 64 << 10;
-/// Longest URL.
-const MAX_URL: usize = 2048;
-/// A comment on an idle event stream this often (and a closed page is
-/// noticed then).
+/// A comment on an idle event stream this often.
 const KEEPALIVE: Duration = Duration::from_secs(10);
+/// A long request (event stream, wait) looks this often whether its
+/// client is still there.
+const POLL: Duration = Duration::from_millis(200);
 
 /// The longest wait of `GET /api/state?wait=idle`.
 const IDLE_WAIT: Duration = Duration::from_secs(30);
@@ -79,40 +78,29 @@ impl From<session::SessionError> for Fail {
 
 type Answer = Result<Value, Fail>;
 
-/// The sessions and the engine options they are opened with.
+/// The sessions, the request checks, and the long requests in flight.
 pub struct App {
-    sessions: Mutex<HashMap<String, Arc<Shared>>>,
-    engine_options: Vec<(&'static str, String)>,
-    max_sessions: usize,
+    /// The sessions.
+    pub table: Table,
+    guard: Guard,
+    /// Event streams and waits in flight, and their limit: ordinary
+    /// requests always have the other connections.
+    long: AtomicUsize,
+    max_long: usize,
 }
 
-fn header(name: &str, value: &str) -> Header {
-    Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("a valid header")
-}
+/// Frees a long-request slot when dropped.
+struct LongSlot<'a>(&'a AtomicUsize);
 
-/// Answers `status` with a JSON body.
-fn reply_json(request: Request, status: u16, body: &Value) {
-    let r = Response::from_string(body.to_string())
-        .with_status_code(status)
-        .with_header(header("Content-Type", "application/json"))
-        .with_header(header("Cache-Control", "no-store"));
-    if let Err(e) = request.respond(r) {
-        log::debug!("cannot answer: {e}");
+impl Drop for LongSlot<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
-/// Answers `status` with `{"error": msg}`.
-pub fn reply_error(request: Request, status: u16, msg: &str) {
-    reply_json(request, status, &json!({ "error": msg }));
-}
-
-/// A session id: 16 hex digits, unguessable (std's hasher keys are
-/// random per process and differ at every `RandomState::new`).
-fn new_id() -> String {
-    static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u64(COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
-    format!("{:016x}", h.finish())
+/// An answer with a JSON body.
+fn reply_json(status: u16, body: &Value) -> Response {
+    Response::new(status, "application/json", body.to_string())
 }
 
 /// Splits a URL into its path and its query pairs (no percent-decoding is
@@ -127,24 +115,13 @@ fn split_url(url: &str) -> (&str, HashMap<&str, &str>) {
     (path, pairs)
 }
 
-/// Reads a JSON object body (empty: `{}`).
-fn read_body(request: &mut Request) -> Result<Map<String, Value>, Fail> {
-    if request.body_length().is_some_and(|n| n > MAX_BODY) {
-        return Err(Fail(413, format!("body over {MAX_BODY} bytes")));
-    }
-    let mut bytes = Vec::new();
-    request
-        .as_reader()
-        .take(MAX_BODY as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| Fail::bad(format!("cannot read the body: {e}")))?;
-    if bytes.len() > MAX_BODY {
-        return Err(Fail(413, format!("body over {MAX_BODY} bytes")));
-    }
+/// Reads a JSON object body (empty: `{}`); the HTTP layer bounded its
+/// size.
+fn read_body(bytes: &[u8]) -> Result<Map<String, Value>, Fail> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Map::new());
     }
-    match serde_json::from_slice::<Value>(&bytes) {
+    match serde_json::from_slice::<Value>(bytes) {
         Ok(Value::Object(m)) => Ok(m),
         Ok(_) => Err(Fail::bad("the body must be a JSON object")),
         Err(e) => Err(Fail::bad(format!("invalid JSON: {e}"))),
@@ -152,95 +129,77 @@ fn read_body(request: &mut Request) -> Result<Map<String, Value>, Fail> {
 }
 
 impl App {
-    /// An app with no sessions yet.
-    pub fn new(args: &ServeArgs) -> App {
+    /// An app with no sessions yet, answering for `port`.
+    pub fn new(args: &ServeArgs, port: u16, max_long: usize) -> App {
         App {
-            sessions: Mutex::new(HashMap::new()),
-            engine_options: vec![
-                ("Threads", args.threads.to_string()),
-                ("Hash", args.hash.to_string()),
-            ],
-            max_sessions: args.max_sessions as usize,
+            table: Table::new(
+                vec![
+                    ("Threads", args.threads.to_string()),
+                    ("Hash", args.hash.to_string()),
+                ],
+                args.max_sessions as usize,
+                Duration::from_secs(args.orphan_timeout),
+                Duration::from_secs(args.search_budget),
+            ),
+            guard: Guard::new(port, &args.allow_host),
+            long: AtomicUsize::new(0),
+            max_long: max_long.max(1),
         }
     }
 
-    /// Answers one request (on its own thread).
-    pub fn handle(&self, mut request: Request) {
-        if request.url().len() > MAX_URL {
-            return reply_error(request, 414, "URL too long");
+    /// A long-request slot, if one is free.
+    fn long_slot(&self) -> Result<LongSlot<'_>, Fail> {
+        if self.long.fetch_add(1, Ordering::SeqCst) >= self.max_long {
+            self.long.fetch_sub(1, Ordering::SeqCst);
+            return Err(Fail(503, "too many event streams and waits at once".into()));
         }
-        let url = request.url().to_string();
-        let (path, query) = split_url(&url);
-        let method = request.method().clone();
-        if !path.starts_with("/api/") {
-            return serve_file(request, &method, path);
-        }
-        if path == "/api/events" && method == Method::Get {
-            return match self.session(&query) {
-                Ok(s) => stream_events(request, s),
-                Err(Fail(code, msg)) => reply_error(request, code, &msg),
-            };
-        }
-        if path == "/api/export" && method == Method::Get {
-            return match self.session(&query).and_then(|s| export(&s.lock(), &query)) {
-                Ok(text) => {
-                    let r = Response::from_string(text)
-                        .with_header(header("Content-Type", "text/plain; charset=utf-8"));
-                    let _ = request.respond(r);
-                }
-                Err(Fail(code, msg)) => reply_error(request, code, &msg),
-            };
-        }
-        let answer = match method {
-            Method::Get if path == "/api/state" => self.session(&query).map(|s| {
-                if query.get("wait") == Some(&"idle") {
-                    wait_idle(&s, IDLE_WAIT);
-                }
-                state_json(&s.lock(), query.get("s").unwrap_or(&""))
-            }),
-            Method::Post => read_body(&mut request).and_then(|b| self.post(path, &query, &b)),
-            Method::Get => Err(Fail(404, format!("no such API: {path}"))),
-            _ => Err(Fail(405, format!("method {method} not allowed"))),
-        };
-        match answer {
-            Ok(v) => reply_json(request, 200, &v),
-            Err(Fail(code, msg)) => reply_error(request, code, &msg),
-        }
+        Ok(LongSlot(&self.long))
     }
 
     /// The session named by `s=`.
     fn session(&self, query: &HashMap<&str, &str>) -> Result<Arc<Shared>, Fail> {
         let id = query.get("s").ok_or_else(|| Fail::bad("missing s="))?;
-        let map = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
-        map.get(*id)
-            .cloned()
+        self.table
+            .get(id)
             .ok_or_else(|| Fail(404, format!("no session {id} (it may have been closed)")))
     }
 
-    /// Opens a session, closing the least recently used one when full.
-    fn open(&self) -> Result<(String, Arc<Shared>), Fail> {
-        let shared = session::open(&self.engine_options)?;
-        let id = new_id();
-        let mut map = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
-        while map.len() >= self.max_sessions {
-            let oldest = map
-                .iter()
-                .min_by_key(|(_, s)| s.lock().last_used)
-                .map(|(k, _)| k.clone());
-            let Some(k) = oldest else { break };
-            if let Some(old) = map.remove(&k) {
-                old.lock().close();
-                old.changed.notify_all();
-            }
+    /// An API request other than the event stream.
+    fn api(
+        &self,
+        request: &Request,
+        conn: &Conn,
+        path: &str,
+        query: &HashMap<&str, &str>,
+    ) -> Response {
+        if path == "/api/export" && request.method == "GET" {
+            return match self.session(query).and_then(|s| export(&s.lock(), query)) {
+                Ok(text) => Response::new(200, "text/plain; charset=utf-8", text),
+                Err(Fail(code, msg)) => Response::error(code, &msg),
+            };
         }
-        map.insert(id.clone(), shared.clone());
-        Ok((id, shared))
+        let answer = match request.method.as_str() {
+            "GET" if path == "/api/state" => self.session(query).and_then(|s| {
+                if query.get("wait") == Some(&"idle") {
+                    let _slot = self.long_slot()?;
+                    wait_idle(&s, IDLE_WAIT, conn);
+                }
+                Ok(state_json(&s.lock(), query.get("s").unwrap_or(&"")))
+            }),
+            "POST" => read_body(&request.body).and_then(|b| self.post(path, query, &b)),
+            "GET" => Err(Fail(404, format!("no such API: {path}"))),
+            m => Err(Fail(405, format!("method {m} not allowed"))),
+        };
+        match answer {
+            Ok(v) => reply_json(200, &v),
+            Err(Fail(code, msg)) => Response::error(code, &msg),
+        }
     }
 
     /// A POST to the API.
     fn post(&self, path: &str, query: &HashMap<&str, &str>, body: &Map<String, Value>) -> Answer {
         if path == "/api/session" {
-            let (id, shared) = self.open()?;
+            let (id, shared) = self.table.open()?;
             let mut s = shared.lock();
             apply(&mut s, "/api/settings", body)?;
             let state = state_json(&s, &id);
@@ -260,19 +219,48 @@ impl App {
     }
 }
 
+impl Handler for App {
+    /// Answers one request (on its connection's thread).
+    fn handle(&self, request: &Request, conn: &mut Conn) -> Option<Response> {
+        if let Err((code, msg)) = self.guard.check(request) {
+            return Some(Response::error(code, &msg));
+        }
+        let (path, query) = split_url(&request.target);
+        if !path.starts_with("/api/") {
+            return Some(serve_file(&request.method, path));
+        }
+        if path == "/api/events" && request.method == "GET" {
+            let ready = self
+                .session(&query)
+                .and_then(|s| Ok((s, self.long_slot()?)));
+            return match ready {
+                Ok((s, _slot)) => {
+                    let id = query.get("s").copied().unwrap_or("");
+                    stream_events(conn, &s, id);
+                    None
+                }
+                Err(Fail(code, msg)) => Some(Response::error(code, &msg)),
+            };
+        }
+        Some(self.api(request, conn, path, &query))
+    }
+}
+
 /// Serves an embedded file by exact name.
-fn serve_file(request: Request, method: &Method, path: &str) {
-    if *method != Method::Get && *method != Method::Head {
-        return reply_error(request, 405, &format!("method {method} not allowed"));
+fn serve_file(method: &str, path: &str) -> Response {
+    if method != "GET" && method != "HEAD" {
+        return Response::error(405, &format!("method {method} not allowed"));
     }
     match FILES.iter().find(|(p, _, _)| *p == path) {
         Some((_, mime, body)) => {
-            let r = Response::from_string(*body)
-                .with_header(header("Content-Type", mime))
-                .with_header(header("Cache-Control", "no-cache"));
-            let _ = request.respond(r);
+            let mut r = Response::new(200, mime, *body);
+            r.cache = "no-cache";
+            if method == "HEAD" {
+                r.body.clear();
+            }
+            r
         }
-        None => reply_error(request, 404, &format!("not found: {path}")),
+        None => Response::error(404, &format!("not found: {path}")),
     }
 }
 
@@ -545,64 +533,87 @@ pub fn state_json(s: &Session, id: &str) -> Value {
     })
 }
 
-/// Waits until no search runs, at most `limit`.
-fn wait_idle(shared: &Shared, limit: Duration) {
-    let end = std::time::Instant::now() + limit;
+/// Waits until no search runs, at most `limit`, or until the client is
+/// gone.
+fn wait_idle(shared: &Shared, limit: Duration, conn: &Conn) {
+    let end = Instant::now() + limit;
     let mut s = shared.lock();
     while s.searching() && !s.closed {
-        let now = std::time::Instant::now();
+        let now = Instant::now();
         if now >= end {
             return;
         }
         s = shared
             .changed
-            .wait_timeout(s, end - now)
+            .wait_timeout(s, (end - now).min(POLL))
             .unwrap_or_else(|e| e.into_inner())
             .0;
+        if conn.client_gone() {
+            return;
+        }
+    }
+}
+
+/// Counts an event stream on its session while it lasts.
+struct Watch<'a>(&'a Shared);
+
+impl<'a> Watch<'a> {
+    fn new(shared: &'a Shared) -> Watch<'a> {
+        shared.lock().streams += 1;
+        Watch(shared)
+    }
+}
+
+impl Drop for Watch<'_> {
+    fn drop(&mut self) {
+        let mut s = self.0.lock();
+        s.streams -= 1;
+        // The page's orphan time starts when its last stream ends.
+        s.seen = Instant::now();
     }
 }
 
 /// `GET /api/events`: the state at every change, as Server-Sent Events,
 /// until the page goes away or the session is closed.
-fn stream_events(request: Request, shared: Arc<Shared>) {
-    let id = split_url(request.url()).1.get("s").map(|s| s.to_string());
-    let id = id.unwrap_or_default();
-    let mut w = request.into_writer();
+fn stream_events(conn: &mut Conn, shared: &Shared, id: &str) {
+    let _watch = Watch::new(shared);
     let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\
                 Cache-Control: no-store\r\nConnection: close\r\n\r\n";
-    if w.write_all(head.as_bytes())
-        .and_then(|_| w.flush())
-        .is_err()
-    {
+    if conn.write_raw(head.as_bytes()).is_err() {
         return;
     }
     let mut sent: Option<u64> = None;
+    let mut quiet = Instant::now();
     loop {
         let mut s = shared.lock();
         if s.closed {
-            let _ = w.write_all(b"event: closed\ndata: {}\n\n");
-            let _ = w.flush();
+            drop(s);
+            let _ = conn.write_raw(b"event: closed\ndata: {}\n\n");
             return;
         }
         let text = if sent != Some(s.version) {
             sent = Some(s.version);
-            format!("event: state\ndata: {}\n\n", state_json(&s, &id))
+            let text = format!("event: state\ndata: {}\n\n", state_json(&s, id));
+            drop(s);
+            text
         } else {
-            let (guard, timeout) = shared
+            let (guard, _) = shared
                 .changed
-                .wait_timeout(s, KEEPALIVE)
+                .wait_timeout(s, POLL)
                 .unwrap_or_else(|e| e.into_inner());
             s = guard;
-            if !timeout.timed_out() || sent != Some(s.version) {
+            let changed = sent != Some(s.version) || s.closed;
+            drop(s);
+            if conn.client_gone() {
+                return;
+            }
+            if changed || quiet.elapsed() < KEEPALIVE {
                 continue;
             }
             ": keepalive\n\n".to_string()
         };
-        drop(s);
-        if w.write_all(text.as_bytes())
-            .and_then(|_| w.flush())
-            .is_err()
-        {
+        quiet = Instant::now();
+        if conn.write_raw(text.as_bytes()).is_err() {
             return;
         }
     }

@@ -1,20 +1,21 @@
 //! `annex serve`: a board in the browser, served by the engine's own
 //! process.
 //!
-//! A small HTTP server ([`tiny_http`]: blocking, one thread per request,
-//! no async runtime, as the rest of Annex uses std threads and crossbeam
-//! channels) serves one page, embedded in the binary, and a JSON API.
-//! Each page opens a session (`session::Session`) with its own game and
-//! engine, so a second page plays a game of its own; the page follows its
-//! session through Server-Sent Events (`GET /api/events`), which send the
-//! whole state at every change (a move, a deeper hint, the engine's move).
+//! A small bounded HTTP/1.1 server of its own ([`http`]: std threads, one
+//! per connection, no async runtime, as the rest of Annex uses std threads
+//! and crossbeam channels) serves one page, embedded in the binary, and a
+//! JSON API. Each page opens a session (`session::Session`) with its own
+//! game and engine, so a second page plays a game of its own; the page
+//! follows its session through Server-Sent Events (`GET /api/events`),
+//! which send the whole state at every change (a move, a deeper hint, the
+//! engine's move).
 //!
 //! The API (every body and answer is JSON; `s` is the session id):
 //!
 //! | request | body | what |
 //! |---|---|---|
 //! | `POST /api/session` | settings (optional) | a new session: `{"session": id, "state": …}` |
-//! | `GET /api/state?s=` (`&wait=idle`: once no search runs, at most 30 s) |  | the state |
+//! | `GET /api/state?s=` (`&wait=idle`: once no search runs, at most 30 s, or until the client goes) |  | the state |
 //! | `GET /api/events?s=` |  | `event: state` with the state at every change |
 //! | `POST /api/new?s=` | `{"rules": {"start", "flips", "tie", "scoring"}}` | a new game |
 //! | `POST /api/position?s=` | `{"board"}`, `{"transcript"}` or `{"ggf"}` | set up a position or load a game |
@@ -27,16 +28,24 @@
 //! | `GET /api/export?s=&format=ggf` (or `transcript`) |  | the game as text |
 //!
 //! A bad request gets a 4xx answer `{"error": "…"}`. Only the embedded
-//! files are served, by exact name; bodies are bounded; the number of
-//! sessions and of requests in flight is bounded.
+//! files are served, by exact name. What a client may hold is bounded
+//! (the numbers are `annex serve --help`'s): connections (below the
+//! open-file limit; one more gets 503), the time to send a request, the
+//! request line (414), head (431) and body (413), the event streams and
+//! waits (half the connections, so that they never starve ordinary
+//! requests), the sessions, and each session's search time. Requests from
+//! other web pages are refused ([`guard`]).
 
 mod api;
+mod guard;
+mod http;
 mod session;
+mod table;
 
 use crate::cli::ToolResult;
 use std::io::Write;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 /// Arguments of `annex serve`.
 #[derive(clap::Args, Clone, Debug)]
@@ -44,39 +53,78 @@ pub struct ServeArgs {
     /// Port to listen on (0: any free port; the URL is printed).
     #[arg(long, default_value_t = 8080)]
     pub port: u16,
-    /// Address to bind (loopback unless told otherwise).
+    /// Address to bind: loopback unless told otherwise. Any other address
+    /// (0.0.0.0 binds every interface) lets every machine that can reach
+    /// it play and run searches on this one: there is no password.
     #[arg(long, default_value = "127.0.0.1")]
     pub host: String,
+    /// Host names the server answers for besides localhost and IP
+    /// addresses (requests naming any other Host get 403); repeatable.
+    #[arg(long, value_name = "NAME")]
+    pub allow_host: Vec<String>,
     /// Open the page in the default browser.
     #[arg(long)]
     pub open: bool,
     /// Search threads of each page's engine.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub threads: u16,
-    /// Hash table of each page's engine, in MiB.
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    /// Hash table of each page's engine, in MiB (1-65536).
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=65536))]
     pub hash: u32,
-    /// Most pages (sessions) at once; the least recently used one is
-    /// closed to open another.
+    /// Most pages (sessions) at once. Sessions whose page has gone do not
+    /// count (up to as many more are kept); past the limit the session
+    /// least recently used without an open page is closed.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub max_sessions: u16,
+    /// Most connections at once, never more than the open-file limit
+    /// allows (`ulimit -n` less 64, or half of it). When all are taken, a
+    /// new connection closes the one that has waited longest for its
+    /// request; when none waits, it gets 503. Event streams and waits use
+    /// at most half of them.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(2..=65536))]
+    pub max_connections: u32,
+    /// Seconds a client has to send a request (head and body) and to take
+    /// an answer, and that a kept-alive connection waits for its next
+    /// request. A request line has at most 8 KiB (else 414), a head 16 KiB
+    /// and 64 lines (431), a body 64 KiB (413).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub idle_timeout: u64,
+    /// Seconds without an event stream or a request after which a
+    /// session's page counts as gone: its search stops, and the session
+    /// is closed after ten times as long.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86400))]
+    pub orphan_timeout: u64,
+    /// Seconds of search each session may use in all (engine moves,
+    /// analysis, reviews); then its searches stop.
+    #[arg(long, default_value_t = 3600, value_parser = clap::value_parser!(u64).range(1..=604800))]
+    pub search_budget: u64,
 }
-
-/// Requests handled at once; more get 503.
-const MAX_IN_FLIGHT: usize = 64;
 
 /// Runs the server until the process ends.
 ///
 /// # Errors
 /// The address cannot be bound.
 pub fn run(args: &ServeArgs) -> ToolResult {
-    let server = tiny_http::Server::http((args.host.as_str(), args.port))
+    let listener = std::net::TcpListener::bind((args.host.as_str(), args.port))
         .map_err(|e| format!("cannot listen on {}:{}: {e}", args.host, args.port))?;
-    let addr = server
-        .server_addr()
-        .to_ip()
-        .ok_or("the server has no IP address")?;
+    let addr = listener.local_addr()?;
     let url = format!("http://{addr}/");
+    if !addr.ip().is_loopback() {
+        eprintln!(
+            "annex serve: warning: listening on {addr}, not on loopback: anyone who can reach \
+             this address can play and run searches here (there is no password)"
+        );
+    }
+    let limits = http::Limits {
+        max_connections: http::connection_cap(args.max_connections as usize),
+        timeout: Duration::from_secs(args.idle_timeout),
+    };
+    let app = Arc::new(api::App::new(args, addr.port(), limits.max_connections / 2));
+    let reaper = app.clone();
+    let tick = Duration::from_secs(args.orphan_timeout).min(Duration::from_secs(4)) / 4;
+    std::thread::Builder::new()
+        .name("annex-serve-reap".into())
+        .spawn(move || reaper.table.reap(tick))?;
     // The first line of stdout: tests and scripts read the URL from it.
     let mut out = std::io::stdout();
     writeln!(out, "annex serve: {url}")?;
@@ -84,31 +132,13 @@ pub fn run(args: &ServeArgs) -> ToolResult {
     if args.open {
         open_browser(&url);
     }
-    let app = Arc::new(api::App::new(args));
-    let in_flight = Arc::new(AtomicUsize::new(0));
-    for request in server.incoming_requests() {
-        if in_flight.fetch_add(1, Ordering::SeqCst) >= MAX_IN_FLIGHT {
-            in_flight.fetch_sub(1, Ordering::SeqCst);
-            api::reply_error(request, 503, "too many requests at once");
-            continue;
-        }
-        let app = app.clone();
-        let count = in_flight.clone();
-        let spawned = std::thread::Builder::new()
-            .name("annex-serve".into())
-            .spawn(move || {
-                app.handle(request);
-                count.fetch_sub(1, Ordering::SeqCst);
-            });
-        if let Err(e) = spawned {
-            in_flight.fetch_sub(1, Ordering::SeqCst);
-            log::error!("cannot start a request thread: {e}");
-        }
-    }
+    http::serve(&listener, limits, app);
     Ok(())
 }
 
-/// Asks the desktop to open `url` (errors are only logged).
+/// Asks the desktop to open `url`; says so on stderr when it cannot. The
+/// opener is waited for on a thread of its own, so it never lingers as a
+/// zombie.
 fn open_browser(url: &str) {
     let opener = if cfg!(target_os = "macos") {
         "open"
@@ -117,13 +147,33 @@ fn open_browser(url: &str) {
     } else {
         "xdg-open"
     };
-    if let Err(e) = std::process::Command::new(opener)
+    let cannot = move |why: String| {
+        eprintln!("annex serve: could not open a browser ({opener}: {why}); open {url} yourself");
+    };
+    let child = std::process::Command::new(opener)
         .arg(url)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
-        .spawn()
-    {
-        log::warn!("cannot open a browser ({opener}): {e}; open {url} yourself");
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => return cannot(e.to_string()),
+    };
+    let url = url.to_string();
+    let waiter = std::thread::Builder::new()
+        .name("annex-serve-open".into())
+        .spawn(move || match child.wait() {
+            // Windows' explorer answers 1 even when it opened the page.
+            Ok(s) if s.success() || cfg!(windows) => {}
+            Ok(s) => eprintln!(
+                "annex serve: could not open a browser ({opener}: {s}); open {url} yourself"
+            ),
+            Err(e) => eprintln!(
+                "annex serve: could not open a browser ({opener}: {e}); open {url} yourself"
+            ),
+        });
+    if let Err(e) = waiter {
+        cannot(e.to_string());
     }
 }

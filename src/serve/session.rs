@@ -114,14 +114,23 @@ pub struct Session {
     tasks: VecDeque<Task>,
     /// Bumped at every change; the page's streams wait on it.
     pub version: u64,
-    /// Last use, for evicting the oldest session.
-    pub last_used: Instant,
     /// The engine's last note (book move, error).
     pub message: Option<String>,
     /// The session was closed: its streams end.
     pub closed: bool,
     /// The positions of the whole line and the depth, while a review runs.
     review: Option<(Vec<Position>, u32)>,
+    /// The page's last request (its event stream ending counts as one).
+    pub seen: Instant,
+    /// Event streams open on the session.
+    pub streams: usize,
+    /// No search starts: the page has gone (see [`Session::tick`]).
+    parked: bool,
+    /// Search time used so far, and the most it may use.
+    spent: Duration,
+    budget: Duration,
+    /// When [`Session::tick`] last counted the search time.
+    counted: Instant,
 }
 
 /// A session behind its lock, with the condition its streams wait on.
@@ -167,7 +176,10 @@ pub enum SessionError {
 ///
 /// # Errors
 /// An option the engine refuses, or the pump thread cannot start.
-pub fn open(engine_options: &[(&str, String)]) -> Result<Arc<Shared>, SessionError> {
+pub fn open(
+    engine_options: &[(&str, String)],
+    budget: Duration,
+) -> Result<Arc<Shared>, SessionError> {
     let (tx, rx) = crossbeam_channel::unbounded();
     let mut engine = Engine::new(tx);
     for (k, v) in engine_options {
@@ -184,10 +196,15 @@ pub fn open(engine_options: &[(&str, String)]) -> Result<Arc<Shared>, SessionErr
         evals: vec![None],
         tasks: VecDeque::new(),
         version: 0,
-        last_used: Instant::now(),
         message: None,
         closed: false,
         review: None,
+        seen: Instant::now(),
+        streams: 0,
+        parked: false,
+        spent: Duration::ZERO,
+        budget,
+        counted: Instant::now(),
     };
     let shared = Arc::new(Shared {
         state: Mutex::new(session),
@@ -250,7 +267,6 @@ impl Session {
     /// Marks a change for the streams.
     pub fn touch(&mut self) {
         self.version += 1;
-        self.last_used = Instant::now();
     }
 
     /// Stops the running search (its events will be dropped); returns at
@@ -448,6 +464,12 @@ impl Session {
                 }
                 return;
             }
+            if !self.may_search() {
+                if self.spent >= self.budget && (engine_turn || self.settings.analyze) {
+                    self.message = Some(self.spent_message());
+                }
+                return;
+            }
             if engine_turn {
                 let limits = match self.settings.level {
                     Level::Depth(d) => Limits {
@@ -589,7 +611,7 @@ impl Session {
             let (pos, depth) = (line[ply], *depth);
             if pos.is_game_over(&rules) {
                 self.set_eval(ply, for_black(&pos, pos.board.final_score(rules.scoring)));
-            } else if !pos.must_pass(&rules) {
+            } else if !pos.must_pass(&rules) && self.may_search() {
                 let limits = Limits {
                     depth: Some(depth),
                     ..Limits::default()
@@ -609,6 +631,64 @@ impl Session {
             self.evals.resize(ply + 1, None);
         }
         self.evals[ply] = Some(score);
+    }
+
+    /// Whether a new search may start: the page is there and the search
+    /// time is not spent.
+    fn may_search(&self) -> bool {
+        !self.parked && self.spent < self.budget
+    }
+
+    /// The note of a session whose search time is spent.
+    fn spent_message(&self) -> String {
+        let secs = self.budget.as_secs();
+        format!("this page's search time ({secs} s) is spent: open a new page to search again")
+    }
+
+    /// Whether the page has gone: no event stream and no request for
+    /// `after`.
+    pub fn orphaned(&self, now: Instant, after: Duration) -> bool {
+        self.streams == 0 && now.saturating_duration_since(self.seen) >= after
+    }
+
+    /// A request of the page: a session that stopped because its page had
+    /// gone starts again what its state asks for.
+    pub fn attach(&mut self) {
+        self.seen = Instant::now();
+        if self.parked {
+            self.parked = false;
+            self.message = None;
+            self.kick();
+        }
+    }
+
+    /// Counts the search time since the last tick and stops the search
+    /// when the page has gone (for `orphan_after`) or the session's search
+    /// time is spent; `true` when the state changed.
+    pub fn tick(&mut self, now: Instant, orphan_after: Duration) -> bool {
+        if self.searching() {
+            self.spent += now.saturating_duration_since(self.counted);
+        }
+        self.counted = now;
+        let stop = if self.spent >= self.budget {
+            Some(self.spent_message())
+        } else if !self.parked && self.orphaned(now, orphan_after) {
+            self.parked = true;
+            Some("the page went away: the search stopped".to_string())
+        } else {
+            None
+        };
+        match stop {
+            Some(msg) if self.searching() => {
+                // The engine on its turn plays the best move found; no
+                // search follows it.
+                self.stop_now();
+                self.message = Some(msg);
+                self.version += 1;
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Closes the session: the search stops and the streams end.

@@ -14,8 +14,10 @@ pub struct TrainArgs {
     /// else the repository's `data`, which has no logistello/).
     #[arg(long, default_value_os_t = crate::datadir::default_dir())]
     data: PathBuf,
-    /// Output weights file.
-    #[arg(long, short, default_value = "weights/annex.eval")]
+    /// Output weights file (required, so that the shipped
+    /// `weights/annex.eval` is replaced only on purpose; written whole or
+    /// not at all).
+    #[arg(long, short)]
     out: PathBuf,
     /// Sources, comma-separated: wthor, logbook.
     #[arg(long, default_value = "wthor,logbook")]
@@ -58,10 +60,16 @@ pub struct TrainArgs {
     /// Evaluation the relabelling searches use: a weights file, `embedded` or `simple`.
     #[arg(long, default_value = "embedded")]
     relabel_eval: String,
-    /// Self-play data files (`annex datagen`) to train on besides the
+    /// Self-play data files (`annex datagen`, complete ones unless
+    /// --allow-partial; at most 64 GiB each) to train on besides the
     /// sources; their games are held out by game index (--holdout, --seed).
     #[arg(long, num_args = 1.., value_name = "FILE")]
     datagen: Vec<PathBuf>,
+    /// Read incomplete self-play files too (an interrupted `annex
+    /// datagen`, a partial merge, files of the format without a
+    /// completeness marker); they are refused otherwise.
+    #[arg(long)]
+    allow_partial: bool,
     /// Weight of the engine's search score in the label of an unsolved
     /// self-play position (0-1; the rest is the game's play-out result).
     #[arg(long, default_value_t = 0.0, value_parser = args::real32(0.0, 1.0))]
@@ -91,6 +99,7 @@ pub struct TrainArgs {
     /// Start from these weights (the same features and stages) and
     /// regularise towards them instead of towards zero: a fine-tune that
     /// keeps what their own training data taught where the new data is thin.
+    /// A regular file of at most 256 MiB.
     #[arg(long, value_name = "FILE")]
     init: Option<PathBuf>,
     /// Worker threads, 1-256 (stages are fitted in parallel).
@@ -135,9 +144,16 @@ pub fn source_weights(specs: &[String]) -> Result<[f32; crate::train::fit::N_SOU
     Ok(w)
 }
 
+/// The largest `--init` weights file read: 256 MiB (the shipped weights,
+/// 16 stages, are 3.6 MB; 64 stages of the largest feature set stay far
+/// below).
+const MAX_INIT_BYTES: u64 = 256 << 20;
+
 /// The weights of `--init`, which must have the run's features and stages.
 fn init_weights(path: &Path, set: FeatureSet, stages: usize) -> Result<Weights, String> {
-    let w = Weights::load(path).map_err(|e| format!("--init: {e}"))?;
+    let bytes = crate::fileio::read_bounded(path, MAX_INIT_BYTES)
+        .map_err(|e| format!("--init: cannot read {}: {e}", path.display()))?;
+    let w = Weights::from_bytes(&bytes).map_err(|e| format!("--init: {}: {e}", path.display()))?;
     if w.set != set || w.stages != stages {
         return Err(format!(
             "--init: {} holds {:?} weights of {} stages, not {set:?} of {stages} (--features, --stages)",
@@ -186,6 +202,7 @@ pub fn run(a: &TrainArgs) -> ToolResult {
         relabel: None,
         datagen: a.datagen.clone(),
         datagen_search_weight: a.datagen_search_weight,
+        datagen_allow_partial: a.allow_partial,
         exclude: if a.no_default_exclude {
             Vec::new()
         } else {
@@ -237,7 +254,8 @@ pub fn run(a: &TrainArgs) -> ToolResult {
         .build()
         .map_err(|e| e.to_string())?;
     let report = pool.install(|| train(&cfg)).map_err(ToolError::feature)?;
-    report.weights.save(&a.out)?;
+    crate::fileio::write_bytes_atomic(&a.out, &report.weights.to_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", a.out.display()))?;
     eprintln!(
         "train: wrote {} ({} games trained, {} held out; {} training positions dropped as excluded test positions)",
         a.out.display(),

@@ -71,10 +71,11 @@ impl Exclusion {
     /// # Errors
     /// The file cannot be read or a line is not a position.
     pub fn add_obf(&mut self, path: &Path) -> Result<usize, TrainError> {
-        let text = std::fs::read_to_string(path).map_err(|source| TrainError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = crate::fileio::read_string_bounded(path, crate::fileio::MAX_TEXT_BYTES)
+            .map_err(|source| TrainError::Read {
+                path: path.to_path_buf(),
+                source,
+            })?;
         let mut n = 0;
         for line in text
             .lines()

@@ -40,10 +40,12 @@ pub struct Exact {
 /// # Errors
 /// The file cannot be read, or a board or score does not parse.
 pub fn read_ffo_tsv(path: &Path) -> Result<Vec<Exact>, TrainError> {
-    let text = std::fs::read_to_string(path).map_err(|source| TrainError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = crate::fileio::read_string_bounded(path, crate::fileio::MAX_TEXT_BYTES).map_err(
+        |source| TrainError::Read {
+            path: path.to_path_buf(),
+            source,
+        },
+    )?;
     let mut out = Vec::new();
     for line in text
         .lines()
@@ -80,10 +82,12 @@ pub fn read_ffo_tsv(path: &Path) -> Result<Vec<Exact>, TrainError> {
 /// # Errors
 /// The file cannot be read, or a line is not OBF.
 pub fn read_obf(path: &Path) -> Result<Vec<Exact>, TrainError> {
-    let text = std::fs::read_to_string(path).map_err(|source| TrainError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = crate::fileio::read_string_bounded(path, crate::fileio::MAX_TEXT_BYTES).map_err(
+        |source| TrainError::Read {
+            path: path.to_path_buf(),
+            source,
+        },
+    )?;
     let mut out = Vec::new();
     for line in text
         .lines()

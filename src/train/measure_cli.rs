@@ -90,6 +90,10 @@ pub struct MeasureArgs {
     /// --seed, as in training) give two more sets.
     #[arg(long, num_args = 1.., value_name = "FILE")]
     datagen: Vec<PathBuf>,
+    /// Read incomplete self-play files too (interrupted runs, partial
+    /// merges, files of the format without a completeness marker).
+    #[arg(long)]
+    allow_partial: bool,
     /// Most positions of each held-out self-play set.
     #[arg(long, default_value_t = 2000)]
     datagen_positions: usize,
@@ -142,8 +146,11 @@ fn measure_report(a: &MeasureArgs, out: &mut impl Write) -> ToolResult {
     write_accuracy(out, &sets, &evals, a.depth)?;
     write_speed(out, &sets, &evals)?;
     let rules = crate::rules::RuleSet::default();
-    let xot = std::fs::read_to_string(a.data.join("openings/xot/openingssmall.txt"))
-        .map_err(|e| format!("cannot read XOT openings: {e}"))?;
+    let xot = crate::fileio::read_string_bounded(
+        &a.data.join("openings/xot/openingssmall.txt"),
+        crate::fileio::MAX_TEXT_BYTES,
+    )
+    .map_err(|e| format!("cannot read XOT openings: {e}"))?;
     let mut openings = Vec::new();
     for line in xot.lines().filter(|l| !l.trim().is_empty()) {
         let p = crate::position::Position::from_transcript(line.trim(), &rules)
@@ -194,6 +201,7 @@ fn exact_sets(a: &MeasureArgs) -> ToolResult<(Sets, Vec<Game>)> {
         relabel: None,
         datagen: Vec::new(),
         datagen_search_weight: 0.0,
+        datagen_allow_partial: false,
         exclude: Vec::new(),
         fit: FitConfig::default(),
     };
@@ -210,7 +218,8 @@ fn exact_sets(a: &MeasureArgs) -> ToolResult<(Sets, Vec<Game>)> {
             testsets::read_eothello(&a.data.join("online_games/eothello/othello_dataset.csv"))
                 .map_err(ToolError::feature)?;
         let p = a.data.join("online_games/playok/PLAYOK_2023.wtb");
-        let bytes = std::fs::read(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+        let bytes = crate::fileio::read_bounded(&p, crate::train::MAX_WTHOR_BYTES)
+            .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
         let po = read_wthor(&bytes).map_err(|e| format!("{}: {e}", p.display()))?;
         let label_eval = Evaluator::from_file(&a.label_eval)?;
         for (name, g) in [("eOthello", &eo), ("PlayOK", &po)] {
@@ -234,8 +243,9 @@ fn exact_sets(a: &MeasureArgs) -> ToolResult<(Sets, Vec<Game>)> {
         );
     }
     if !a.datagen.is_empty() {
-        let (_, held) = crate::train::load_datagen(&a.datagen, a.seed, a.holdout, 0.0)
-            .map_err(ToolError::feature)?;
+        let (_, held) =
+            crate::train::load_datagen(&a.datagen, a.seed, a.holdout, 0.0, a.allow_partial)
+                .map_err(ToolError::feature)?;
         let [solved, playout] = testsets::datagen_sets(&held, a.datagen_positions);
         sets.push(("held-out self-play games (exact)".into(), solved));
         sets.push(("held-out self-play games (play-out labels)".into(), playout));

@@ -72,6 +72,10 @@ pub struct TrainConfig {
     /// Weight (0..1) of the engine's search score in the label of a
     /// self-play record that was not solved (the rest: its play-out label).
     pub datagen_search_weight: f32,
+    /// Read incomplete self-play files too (an interrupted run, a partial
+    /// merge, the format without a completeness marker); they are refused
+    /// otherwise.
+    pub datagen_allow_partial: bool,
     /// OBF files whose positions (and their symmetric images) are never
     /// trained on (see [`exclude`]).
     pub exclude: Vec<PathBuf>,
@@ -238,20 +242,22 @@ pub fn is_datagen_held_out(game: u32, seed: u64, percent: u64) -> bool {
 
 /// The records of the self-play data files, split into training and
 /// held-out samples bucketed by empties (`0..=60`), and the held-out
-/// records themselves (for their solved flags).
+/// records themselves (for their solved flags). Incomplete files are
+/// read only with `allow_partial`.
 ///
 /// # Errors
-/// A file cannot be read or is not a valid data file.
+/// A file cannot be read, is not a valid data file, or is incomplete.
 pub fn load_datagen(
     files: &[PathBuf],
     seed: u64,
     percent: u64,
     search_weight: f32,
+    allow_partial: bool,
 ) -> Result<(Vec<Vec<Sample>>, Vec<crate::datagen::format::Record>), TrainError> {
     let mut train = vec![Vec::new(); 61];
     let mut held = Vec::new();
     for f in files {
-        let recs = crate::datagen::format::read_file(f)?;
+        let recs = crate::datagen::format::read_file_with(f, allow_partial)?;
         log::info!("{}: {} self-play records", f.display(), recs.len());
         for r in recs {
             if is_datagen_held_out(r.game, seed, percent) {
@@ -305,9 +311,11 @@ pub fn load_games(cfg: &TrainConfig) -> Result<Vec<Game>, TrainError> {
         files.sort();
         let mut w = Vec::new();
         for f in &files {
-            let b = std::fs::read(f).map_err(|source| TrainError::Read {
-                path: f.clone(),
-                source,
+            let b = crate::fileio::read_bounded(f, MAX_WTHOR_BYTES).map_err(|source| {
+                TrainError::Read {
+                    path: f.clone(),
+                    source,
+                }
             })?;
             w.extend(read_wthor(&b).map_err(|source| TrainError::Wthor {
                 path: f.clone(),
@@ -333,22 +341,36 @@ pub fn load_games(cfg: &TrainConfig) -> Result<Vec<Game>, TrainError> {
     Ok(games)
 }
 
-/// Reads a gzip-compressed text file.
+/// The largest WTHOR file read: 64 MiB (a year of the database is under
+/// 1 MB).
+pub const MAX_WTHOR_BYTES: u64 = 64 << 20;
+
+/// Reads a gzip-compressed text file of at most
+/// [`crate::fileio::MAX_TEXT_BYTES`], compressed and decompressed.
 ///
 /// # Errors
-/// The file cannot be opened or decompressed.
+/// The file cannot be opened or decompressed, or is too large.
 pub fn read_gz(p: &Path) -> Result<String, TrainError> {
-    let f = std::fs::File::open(p).map_err(|source| TrainError::Open {
+    let limit = crate::fileio::MAX_TEXT_BYTES;
+    let f = crate::fileio::open_regular(p, limit).map_err(|source| TrainError::Open {
         path: p.to_path_buf(),
         source,
     })?;
     let mut s = String::new();
+    let decompress = |source| TrainError::Decompress {
+        path: p.to_path_buf(),
+        source,
+    };
     flate2::read::GzDecoder::new(f)
+        .take(limit + 1)
         .read_to_string(&mut s)
-        .map_err(|source| TrainError::Decompress {
-            path: p.to_path_buf(),
-            source,
-        })?;
+        .map_err(decompress)?;
+    if s.len() as u64 > limit {
+        return Err(decompress(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("decompresses to more than {limit} bytes"),
+        )));
+    }
     Ok(s)
 }
 
@@ -487,6 +509,7 @@ pub fn train(cfg: &TrainConfig) -> Result<TrainReport, TrainError> {
         cfg.seed,
         cfg.holdout_percent,
         cfg.datagen_search_weight,
+        cfg.datagen_allow_partial,
     )?;
     let games = load_games(cfg)?;
     if games.is_empty() && dg_train.iter().all(Vec::is_empty) {
@@ -591,8 +614,8 @@ mod tests {
     /// `annex train` makes a solver (an engine) inside each job of its rayon
     /// pool. Clearing the table must not wait on another pool from there:
     /// a waiting rayon worker runs its own pool's queued jobs, each making
-    /// and clearing another engine, nested until the stack overflowed
-    /// (session 9, with the table cleared by `rayon::ThreadPool::install`).
+    /// and clearing another engine, nested until the stack overflows (as it
+    /// did when the table was cleared by `rayon::ThreadPool::install`).
     #[test]
     fn solvers_made_inside_rayon_jobs_do_not_nest() {
         use rayon::prelude::*;

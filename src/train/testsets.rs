@@ -28,10 +28,12 @@ use std::path::Path;
 /// # Errors
 /// The file cannot be read.
 pub fn read_eothello(path: &Path) -> Result<(Vec<Game>, usize), TrainError> {
-    let text = std::fs::read_to_string(path).map_err(|source| TrainError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = crate::fileio::read_string_bounded(path, crate::fileio::MAX_TEXT_BYTES).map_err(
+        |source| TrainError::Read {
+            path: path.to_path_buf(),
+            source,
+        },
+    )?;
     let mut games = Vec::new();
     let mut bad = 0;
     for line in text.lines().skip(1).filter(|l| !l.trim().is_empty()) {

@@ -1,9 +1,9 @@
 # Where the games are lost: exact values (<= 24 empties, `annex analyze --solve`)
 # and two judges above (NTest depth 18/17, Annex depth 18/17); Annex's static
 # and depth-4 errors against the exact values. Run in the folder of the files
-# that docs/strength.md's "Session 34" commands write: pos.tsv, ex_in.tsv,
-# ex_out.jsonl, static_out.txt, d4_out.jsonl, nj_all.tsv, aj_before.tsv,
-# aj_b.jsonl, aj_a.jsonl.
+# that the commands of docs/strength.md's "Where the games are lost" write:
+# pos.tsv, ex_in.tsv, ex_out.jsonl, static_out.txt, d4_out.jsonl, nj_all.tsv,
+# aj_before.tsv, aj_b.jsonl, aj_a.jsonl.
 import json, collections, sys
 pos = [l.rstrip('\n').split('\t') for l in open('pos.tsv')]
 exin = [l.rstrip('\n').split('\t') for l in open('ex_in.tsv')]
