@@ -18,8 +18,11 @@ use std::hint::black_box;
 use std::time::Instant;
 
 fn reference(depth: u32) -> Option<u64> {
-    let dir = std::env::var("ANNEX_DATA").unwrap_or_else(|_| "../shared/data".into());
-    let text = std::fs::read_to_string(format!("{dir}/perft/perft_start_position.tsv")).ok()?;
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/perft/perft_start_position.tsv"
+    );
+    let text = std::fs::read_to_string(path).ok()?;
     text.lines()
         .filter(|l| !l.starts_with('#'))
         .map(|l| l.split('\t').collect::<Vec<_>>())
@@ -72,7 +75,7 @@ fn plain(b: Board, depth: u32) -> u64 {
 fn options_overhead(depth: u32) {
     let r = RuleSet::default();
     let b = Position::start(&r).board;
-    let want = reference(depth).expect("reference count (set ANNEX_DATA to shared/data)");
+    let want = reference(depth).expect("reference count (data/perft/perft_start_position.tsv)");
     // black_box: the start board is a constant the optimiser could
     // otherwise count at compile time.
     let with_rules = median(5, want, "rule-aware", || {
@@ -101,7 +104,7 @@ fn main() {
     let runs: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(3);
     let r = RuleSet::default();
     let b = Position::start(&r).board;
-    let expected = reference(depth).expect("reference count (set ANNEX_DATA to shared/data)");
+    let expected = reference(depth).expect("reference count (data/perft/perft_start_position.tsv)");
     let opt = PerftOptions {
         convention: Convention::Oeis,
         threads,

@@ -34,6 +34,8 @@ pub mod eval;
 // What the command-line tools share: the rule flags, argument ranges, and
 // `ToolError`, the binary's edge that wraps the features' typed errors.
 pub mod cli;
+// The tools' data folder: `--data`'s default (`$ANNEX_DATA`, else `data`).
+pub mod datadir;
 // Leaf counting under three pass conventions (`annex perft`).
 pub mod perft;
 // The opening book: format, lookup, building (`annex book`).

@@ -2,21 +2,16 @@
 //! (Edax `problem/`), a sample of Edax's "hard" 20-empties set, and FFO
 //! #40-#59 (`#[ignore]`, long).
 
-use crate::util::{fixture, read_data};
+use crate::util::read_data;
 use annex::engine::{Engine, EngineEvent};
 use annex::position::ObfLine;
 use annex::search::{Limits, SolveMode};
 use std::time::Instant;
 
-/// The positions of an OBF suite: the FFO ones are fixtures of
-/// `tests/data`, the others come from the shared data sets.
+/// The positions of an OBF suite of the repository's `data/`.
 fn suite(rel: &str) -> Vec<ObfLine> {
-    let text = if rel.starts_with("endgame/ffo/") {
-        fixture(rel)
-    } else {
-        read_data(rel)
-    };
-    text.lines()
+    read_data(rel)
+        .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#') && !l.starts_with('%'))
         .map(|l| {
             l.parse()

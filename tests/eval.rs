@@ -1,7 +1,7 @@
 //! Pattern evaluation: symmetry, feature extraction against a slow
 //! reference, the weights file format, the data readers and training.
 
-use crate::util::{data_file, fixture};
+use crate::util::{data_file, read_data};
 use annex::bitboard::symmetry;
 use annex::board::{Board, flips, legal_moves};
 use annex::eval::pattern::{
@@ -198,7 +198,7 @@ fn embedded_evaluation_predicts_ffo_scores() {
     let start = e.evaluate(&Board::start());
     assert!(start.abs() <= 2 * SCALE, "start position {start}");
     // Static evaluation against the exact scores of FFO #1-#59 (14-34 empties).
-    let text = fixture("endgame/ffo/ffo_1_59.tsv");
+    let text = read_data("endgame/ffo/ffo_1_59.tsv");
     let (mut n, mut err, mut sign) = (0, 0.0, 0);
     for line in text
         .lines()
@@ -227,7 +227,7 @@ fn embedded_evaluation_predicts_ffo_scores() {
 
 #[test]
 fn wthor_and_logbook_games_replay() {
-    let b = std::fs::read(data_file("wthor/WTH_1990.wtb")).unwrap();
+    let b = std::fs::read(data_file("wthor/WTH_2024.wtb")).unwrap();
     let n = u32::from_le_bytes([b[4], b[5], b[6], b[7]]) as usize;
     let games = read_wthor(&b).unwrap();
     assert_eq!(games.len(), n);
@@ -365,7 +365,7 @@ fn engine_eval_file_option() {
 fn solver_labels_are_exact_late_and_propagated_early() {
     use annex::train::measure::solve;
     use annex::train::{Solver, game_samples_solved};
-    let b = std::fs::read(data_file("wthor/WTH_2005.wtb")).unwrap();
+    let b = std::fs::read(data_file("wthor/WTH_2025.wtb")).unwrap();
     let games = read_wthor(&b).unwrap();
     let mut solver = Solver::new();
     for g in games.iter().take(3) {

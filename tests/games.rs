@@ -1,17 +1,19 @@
-//! Replays real game collections through the rules core: every game of the
-//! FFO WTHOR database (1977-2025) and of Logistello's book game file. Every
-//! move must be legal (passes are not recorded in either format and are
-//! inserted where forced); every game that reaches its end must end with
-//! the stored score; games that stop early are counted against the counts
-//! `../shared/data/SOURCES.md` reports.
+//! Replays real game collections through the rules core: the WTHOR years
+//! shipped in `data/wthor` (default suite), and with the full data sets
+//! (`ANNEX_DATA`) every game of the FFO WTHOR database (1977-2025) and of
+//! Logistello's book game file. Every move must be legal (passes are not
+//! recorded in either format and are inserted where forced); every game
+//! that reaches its end must end with the stored score; games that stop
+//! early are counted against the counts `SOURCES.md` reports.
 
-use crate::util::data_file;
+use crate::util::{data_file, full_data};
 use annex::board::Color;
 use annex::moves::Move;
 use annex::position::Position;
 use annex::rules::{RuleSet, Scoring};
 use annex::square::Square;
 use std::io::Read;
+use std::path::Path;
 
 /// WTHOR games whose stored black-disc count disagrees with the replay:
 /// (file, game index in the file, stored count, replayed count, reason).
@@ -107,26 +109,25 @@ fn wthor_file(name: &str, bytes: &[u8]) -> Vec<(usize, u8, Replay)> {
     out
 }
 
-/// Replays the WTHOR files whose year satisfies `keep`; returns totals and
-/// the score mismatches (file, index, stored, replayed).
-fn wthor(keep: impl Fn(u32) -> bool) -> (Totals, Vec<(String, usize, u8, i32)>) {
-    let dir = data_file("wthor");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot list {} ({e}); set ANNEX_DATA", dir.display()))
+/// A finished game whose stored score differs: (file, game index, stored
+/// black discs, replayed black discs).
+type WrongScore = (String, usize, u8, i32);
+
+/// Replays the WTHOR files of `dir`; returns the number of files, the
+/// totals and the score mismatches.
+fn wthor(dir: &Path) -> (usize, Totals, Vec<WrongScore>) {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot list {} ({e})", dir.display()))
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "wtb"))
         .collect();
     files.sort();
-    assert_eq!(files.len(), 49, "WTH_1977.wtb .. WTH_2025.wtb");
+    let n_files = files.len();
     let mut t = Totals::default();
     let mut wrong = Vec::new();
     let r = RuleSet::default();
     for path in files {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
-        let year: u32 = name[4..8].parse().unwrap();
-        if !keep(year) {
-            continue;
-        }
         let bytes = std::fs::read(&path).unwrap();
         for (i, stored, g) in wthor_file(&name, &bytes) {
             t.games += 1;
@@ -150,13 +151,43 @@ fn wthor(keep: impl Fn(u32) -> bool) -> (Totals, Vec<(String, usize, u8, i32)>) 
             }
         }
     }
-    (t, wrong)
+    (n_files, t, wrong)
+}
+
+/// The stored-score mismatches a replay must find: those of
+/// `WTHOR_WRONG_SCORES`.
+fn known_wrong_scores() -> Vec<WrongScore> {
+    WTHOR_WRONG_SCORES
+        .iter()
+        .map(|&(f, i, s, b, _)| (f.to_string(), i, s, b))
+        .collect()
+}
+
+#[test]
+fn wthor_shipped_games_replay() {
+    let (files, t, wrong) = wthor(&data_file("wthor"));
+    assert_eq!(files, 3, "WTH_1995.wtb, WTH_2024.wtb, WTH_2025.wtb");
+    // Figures of data/SOURCES.md ("WTHOR games"), found by an independent
+    // checker.
+    assert_eq!(t.games, 4_968 + 2_891 + 2_920);
+    assert_eq!(t.moves, 644_370);
+    assert_eq!(t.full_board, 10_121);
+    assert_eq!(t.stopped_early, 41);
+    assert_eq!(t.finished, 10_779 - 41);
+    assert_eq!(t.with_pass, 6_761);
+    assert_eq!(t.drawn_with_empties, 1);
+    assert_eq!(wrong, known_wrong_scores());
 }
 
 #[test]
 fn wthor_all_games_replay() {
-    let (t, wrong) = wthor(|_| true);
-    // Figures of SOURCES.md section 1, found by an independent checker.
+    let Some(dir) = full_data("games::wthor_all_games_replay", "wthor") else {
+        return;
+    };
+    let (files, t, wrong) = wthor(&dir);
+    assert_eq!(files, 49, "WTH_1977.wtb .. WTH_2025.wtb");
+    // Figures of the full collection's SOURCES.md (section 1), found by an
+    // independent checker.
     assert_eq!(t.games, 137_548);
     assert_eq!(t.moves, 8_231_199);
     assert_eq!(t.full_board, 130_689);
@@ -166,23 +197,25 @@ fn wthor_all_games_replay() {
     );
     assert_eq!(t.finished, 137_548 - 413);
     assert_eq!(t.drawn_with_empties, 8, "the 8 games of SOURCES.md");
-    let known: Vec<(String, usize, u8, i32)> = WTHOR_WRONG_SCORES
-        .iter()
-        .map(|&(f, i, s, b, _)| (f.to_string(), i, s, b))
-        .collect();
-    assert_eq!(wrong, known, "finished games whose stored score differs");
+    assert_eq!(
+        wrong,
+        known_wrong_scores(),
+        "finished games whose stored score differs"
+    );
     assert!(t.with_pass > 0);
 }
 
-fn logistello_lines() -> Vec<String> {
-    let path = data_file("logistello/logbook.gam.gz");
+/// The lines of Logistello's book game file of the full data sets, `None`
+/// (the test skips) without them.
+fn logistello_lines(test: &str) -> Option<Vec<String>> {
+    let path = full_data(test, "logistello/logbook.gam.gz")?;
     let f = std::fs::File::open(&path)
-        .unwrap_or_else(|e| panic!("cannot open {} ({e}); set ANNEX_DATA", path.display()));
+        .unwrap_or_else(|e| panic!("cannot open {} ({e})", path.display()));
     let mut text = String::new();
     flate2::read::GzDecoder::new(f)
         .read_to_string(&mut text)
         .unwrap();
-    text.lines().map(str::to_string).collect()
+    Some(text.lines().map(str::to_string).collect())
 }
 
 /// One Logistello line: `+d3-c3…+b8-b7: -04 10`. `+` is black, `-` white;
@@ -221,7 +254,9 @@ fn logistello_game(line: &str) -> Result<(Replay, i32), String> {
 #[test]
 fn logistello_all_games_replay() {
     let r = RuleSet::default();
-    let lines = logistello_lines();
+    let Some(lines) = logistello_lines("games::logistello_all_games_replay") else {
+        return;
+    };
     let mut t = Totals::default();
     for (i, line) in lines.iter().enumerate() {
         let (g, result) = logistello_game(line).unwrap_or_else(|e| panic!("line {}: {e}", i + 1));
@@ -242,7 +277,7 @@ fn logistello_all_games_replay() {
             i + 1
         );
     }
-    // Figures of SOURCES.md section 2a.
+    // Figures of the full collection's SOURCES.md (section 2a).
     assert_eq!(t.games, 121_123);
     assert_eq!(t.moves, 7_265_832);
     assert_eq!(t.stopped_early, 0, "every Logistello game reaches its end");

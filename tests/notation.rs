@@ -5,7 +5,7 @@
 //! panic.
 
 use crate::reference::Rng;
-use crate::util::{fixture, read_data};
+use crate::util::read_data;
 use annex::board::Color;
 use annex::moves::{Move, MoveError, PASS_TOKENS};
 use annex::position::{ObfLine, ParsePositionError, Position};
@@ -312,7 +312,7 @@ fn obf_lines_from_the_data() {
         "endgame/ffo/fforum-20-39.obf",
         "endgame/ffo/fforum-40-59.obf",
     ]
-    .map(|f| (f, fixture(f)))
+    .map(|f| (f, read_data(f)))
     .into_iter()
     .chain([(
         "endgame/edax_hard/hard-20.obf",
@@ -350,7 +350,7 @@ fn obf_lines_from_the_data() {
         }
     }
     assert_eq!(n, 59 + 276);
-    let l: ObfLine = fixture("endgame/ffo/fforum-1-19.obf")
+    let l: ObfLine = read_data("endgame/ffo/fforum-1-19.obf")
         .lines()
         .next()
         .unwrap()

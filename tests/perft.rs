@@ -1,13 +1,13 @@
 //! Perft counts from the start position against the reference file.
 
-use crate::util::fixture;
+use crate::util::read_data;
 use annex::perft::{Convention, perft};
 use annex::position::Position;
 use annex::rules::RuleSet;
 
 /// (depth, carry, oeis, nopass) rows of the reference file.
 fn reference() -> Vec<(u32, [Option<u64>; 3])> {
-    fixture("perft/perft_start_position.tsv")
+    read_data("perft/perft_start_position.tsv")
         .lines()
         .filter(|l| !l.starts_with('#') && !l.starts_with("depth"))
         .map(|l| {

@@ -1,6 +1,7 @@
 //! Calibration of the endgame solver's ProbCut `#[ignore]`d:
 //! positions of PlayOK 2023 online games (never trained on, not in the
-//! FFO or hard-20 suites) at `n` empties are solved exactly by the engine
+//! FFO or hard-20 suites; in the full data sets, `$ANNEX_DATA` or
+//! `../shared/data` beside the checkout, not in `data/`) at `n` empties are solved exactly by the engine
 //! and searched to the midgame depths `d` ProbCut uses (the parity of
 //! `n`); the error `exact - search(d)` is fitted as `bias = b0 + bn*n +
 //! bd*d` (least squares over the positions) and `sigma = s0 + sn*n + sd*d`
@@ -20,7 +21,7 @@
 //! 12-13 empties are checked against the independent plain alpha-beta
 //! solver of `annex::train::measure`.
 
-use crate::util::data_file;
+use crate::util::full_data;
 use annex::board::{Board, Color};
 use annex::engine::{Engine, EngineEvent};
 use annex::position::Position;
@@ -46,8 +47,12 @@ struct Sample {
 /// Positions with `n` empties (`per_n(n)` of them) and a legal move for
 /// the side to move, one per game, from games spread evenly through the
 /// file.
-fn positions(min_n: u32, max_n: u32, per_n: impl Fn(u32) -> u32 + Copy) -> Vec<Board> {
-    let path = data_file("online_games/playok/PLAYOK_2023.wtb");
+fn positions(
+    path: &std::path::Path,
+    min_n: u32,
+    max_n: u32,
+    per_n: impl Fn(u32) -> u32 + Copy,
+) -> Vec<Board> {
     let games = read_wthor(&std::fs::read(path).unwrap()).unwrap();
     let most = (min_n..=max_n).map(&per_n).max().unwrap_or(0);
     let slots: Vec<u32> = (0..most)
@@ -218,6 +223,13 @@ fn lsq3_recovers_a_plane() {
 #[test]
 #[ignore = "about 20 minutes: cargo test --release probcut_calibration -- --ignored --nocapture"]
 fn probcut_calibration() {
+    // The PlayOK games are in the full data sets (ANNEX_DATA), not in data/.
+    let Some(games) = full_data(
+        "probcut_calibration::probcut_calibration",
+        "online_games/playok/PLAYOK_2023.wtb",
+    ) else {
+        return;
+    };
     let per_n = env_u32("ANNEX_CALIB_PER_N", 24);
     let per_n_deep = env_u32("ANNEX_CALIB_PER_N_DEEP", 6);
     let min_n = env_u32("ANNEX_CALIB_MIN_N", 12).max(10);
@@ -227,7 +239,9 @@ fn probcut_calibration() {
     let mut engine = Engine::new(tx);
     engine.set_option("Hash", "64").unwrap();
     engine.set_option("OwnBook", "false").unwrap();
-    let boards = positions(min_n, max_n, |n| if n <= 22 { per_n } else { per_n_deep });
+    let boards = positions(&games, min_n, max_n, |n| {
+        if n <= 22 { per_n } else { per_n_deep }
+    });
     let t = Instant::now();
     let mut samples = Vec::new();
     for (i, b) in boards.iter().enumerate() {

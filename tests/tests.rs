@@ -34,3 +34,5 @@ mod files_readers;
 mod files_write;
 mod serve_hostile;
 mod protocol_edges;
+mod data_folder;
+mod readme_examples;

@@ -3,40 +3,65 @@
 
 use std::path::PathBuf;
 
-/// The shared data folder: `$ANNEX_DATA`, else `../shared/data` beside the
-/// checkout.
+/// The repository's `data/` folder: the small public data sets that ship
+/// with Annex (`data/SOURCES.md`). The default suite reads only these.
 pub fn data_dir() -> PathBuf {
-    if let Ok(d) = std::env::var("ANNEX_DATA") {
-        return PathBuf::from(d);
-    }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data")
 }
 
-/// Reads a file of the big shared data sets (`../shared/data`, or
-/// `$ANNEX_DATA`), panicking with a message that says so when it is
-/// missing.
-pub fn read_data(rel: &str) -> String {
-    let p = data_dir().join(rel);
-    std::fs::read_to_string(&p).unwrap_or_else(|e| {
-        panic!(
-            "cannot read {} ({e}): this test needs the shared data sets \
-             (../shared/data beside the repository, or set ANNEX_DATA)",
-            p.display()
-        )
-    })
-}
-
-/// The path of a file or folder of the big shared data sets, which must
-/// exist (the panic says what is missing and where it was looked for).
+/// The path of a file or folder of the repository's `data/`, which must
+/// exist.
 pub fn data_file(rel: &str) -> PathBuf {
     let p = data_dir().join(rel);
     assert!(
         p.exists(),
-        "{} is missing: this test needs the shared data sets \
-         (../shared/data beside the repository, or set ANNEX_DATA)",
+        "{} is missing from the repository's data folder (data/SOURCES.md lists it)",
         p.display()
     );
     p
+}
+
+/// Reads a file of the repository's `data/`.
+pub fn read_data(rel: &str) -> String {
+    let p = data_file(rel);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("cannot read {} ({e})", p.display()))
+}
+
+/// The folder of the full data sets (every WTHOR year, the Logistello
+/// book games, the online games), laid out like `data/`: `$ANNEX_DATA`,
+/// else `../shared/data` beside the checkout when it exists.
+pub fn full_data_dir() -> Option<PathBuf> {
+    match std::env::var_os("ANNEX_DATA") {
+        Some(d) if !d.is_empty() => Some(PathBuf::from(d)),
+        _ => {
+            let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
+            d.is_dir().then_some(d)
+        }
+    }
+}
+
+/// The path of `rel` in the full data sets, or `None` when there are none
+/// (then a line on the terminal says that `test` skipped and how to run
+/// it). With `ANNEX_DATA` set, a missing `rel` fails the test.
+pub fn full_data(test: &str, rel: &str) -> Option<PathBuf> {
+    let Some(dir) = full_data_dir() else {
+        // Straight to the terminal: the test harness captures `eprintln!`.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped {test}: it needs {rel} of the full data sets; \
+             set ANNEX_DATA to a folder laid out like data/ that holds them"
+        );
+        return None;
+    };
+    let p = dir.join(rel);
+    assert!(
+        p.exists(),
+        "{} is missing: {test} needs {rel} of the full data sets \
+         (ANNEX_DATA names a folder laid out like data/)",
+        p.display()
+    );
+    Some(p)
 }
 
 /// A fresh folder under the system's temporary folder for one test,
@@ -66,11 +91,16 @@ impl Drop for Scratch {
     }
 }
 
-/// Reads a small fixture of the repository's `tests/data`.
+/// Reads a small file of the repository: a fixture written for the tests
+/// (`tests/data/rel`), else a file of the shipped data sets (`data/rel`).
 pub fn fixture(rel: &str) -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(rel);
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let own = root.join("tests/data").join(rel);
+    let p = if own.exists() {
+        own
+    } else {
+        root.join("data").join(rel)
+    };
     std::fs::read_to_string(&p)
         .unwrap_or_else(|e| panic!("cannot read the fixture {} ({e})", p.display()))
 }

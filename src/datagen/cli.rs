@@ -99,8 +99,9 @@ pub struct RunArgs {
     /// Evaluation: a weights file of `annex train`, `embedded` or `simple`.
     #[arg(long, default_value = "embedded")]
     pub eval: String,
-    /// Shared data folder (holds openings/xot/).
-    #[arg(long, default_value = "../shared/data")]
+    /// Data folder (holds openings/xot/; default `$ANNEX_DATA`, else the
+    /// repository's `data`).
+    #[arg(long, default_value_os_t = crate::datadir::default_dir())]
     pub data: PathBuf,
     /// Seconds between progress lines on stderr (0 = none).
     #[arg(long, default_value_t = 5)]
@@ -133,7 +134,10 @@ const XOT: &str = "openings/xot/openingslarge.txt";
 fn load_openings(a: &RunArgs) -> ToolResult<Openings> {
     let path = match a.openings.as_str() {
         "random" => return Ok(Openings::Start),
-        "xot" => a.data.join(XOT),
+        "xot" => {
+            crate::datadir::check(&a.data, &[XOT])?;
+            a.data.join(XOT)
+        }
         p => PathBuf::from(p),
     };
     let text = crate::fileio::read_string_bounded(&path, crate::fileio::MAX_TEXT_BYTES)

@@ -10,8 +10,9 @@ use std::path::{Path, PathBuf};
 /// Arguments of `annex train`.
 #[derive(clap::Args, Debug)]
 pub struct TrainArgs {
-    /// Shared data folder (holds wthor/ and logistello/).
-    #[arg(long, default_value = "../shared/data")]
+    /// Data folder (holds wthor/ and logistello/; default `$ANNEX_DATA`,
+    /// else the repository's `data`, which has no logistello/).
+    #[arg(long, default_value_os_t = crate::datadir::default_dir())]
     data: PathBuf,
     /// Output weights file (required, so that the shipped
     /// `weights/annex.eval` is replaced only on purpose; written whole or
@@ -237,6 +238,17 @@ pub fn run(a: &TrainArgs) -> ToolResult {
             s => return Err(format!("unknown source '{s}' (wthor, logbook)").into()),
         }
     }
+    let mut needed = Vec::new();
+    if cfg.wthor {
+        needed.push("wthor");
+    }
+    if cfg.logbook {
+        needed.push("logistello/logbook.gam.gz");
+    }
+    if !a.no_default_exclude {
+        needed.extend(crate::train::exclude::DEFAULT_FILES);
+    }
+    crate::datadir::check(&a.data, &needed)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(a.threads)
         .build()

@@ -25,8 +25,10 @@ pub struct MeasureArgs {
     /// Evaluation to compare with (a weights file, or "simple").
     #[arg(long, default_value = "simple")]
     baseline: String,
-    /// Shared data folder.
-    #[arg(long, default_value = "../shared/data")]
+    /// Data folder of the full data sets (the WTHOR years and
+    /// logistello/ the weights were trained on; default `$ANNEX_DATA`, else
+    /// the repository's `data`).
+    #[arg(long, default_value_os_t = crate::datadir::default_dir())]
     data: PathBuf,
     /// Depth of the search-accuracy figures (1-60).
     #[arg(long, default_value_t = 4, value_parser = args::depth())]
@@ -102,6 +104,18 @@ pub struct MeasureArgs {
 
 /// Runs `annex eval-measure`.
 pub fn measure(a: &MeasureArgs) -> ToolResult {
+    // The held-out games come from the full sets the weights were trained
+    // on: every WTHOR year and the Logistello book games.
+    crate::datadir::check(
+        &a.data,
+        &[
+            "endgame/ffo/ffo_1_59.tsv",
+            "endgame/edax_hard/hard-20.obf",
+            "openings/xot/openingssmall.txt",
+            "wthor",
+            "logistello/logbook.gam.gz",
+        ],
+    )?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(a.threads)
         .build()

@@ -1,0 +1,54 @@
+//! The data folder of the tools (`--data`): the public data sets that
+//! `annex datagen`, `annex train` and `annex eval-measure` read, laid out
+//! like the repository's `data/` (`data/SOURCES.md`).
+//!
+//! The repository ships the small sets (the endgame suites, the XOT
+//! openings, three WTHOR years); the full sets (every WTHOR year, the
+//! Logistello book games) live in a folder of the same layout that
+//! `ANNEX_DATA` or `--data` names.
+
+use std::path::{Path, PathBuf};
+
+/// The environment variable that names the default data folder.
+pub const ENV: &str = "ANNEX_DATA";
+
+/// The default of `--data`: `$ANNEX_DATA` when it is set and not empty,
+/// else `data`, the repository's folder relative to the current directory.
+pub fn default_dir() -> PathBuf {
+    match std::env::var_os(ENV) {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ => PathBuf::from("data"),
+    }
+}
+
+/// Checks that `dir` holds each of `needed` (paths relative to it) before
+/// a tool starts its work.
+///
+/// # Errors
+/// One line naming the first missing path and what to pass instead.
+pub fn check(dir: &Path, needed: &[&str]) -> Result<(), String> {
+    match needed.iter().find(|rel| !dir.join(rel).exists()) {
+        None => Ok(()),
+        Some(rel) => Err(format!(
+            "the data folder {} has no {rel}: run from the repository's root (its data/ \
+             folder), or name a folder that has it with --data DIR or {ENV}=DIR \
+             (data/SOURCES.md describes the layout)",
+            dir.display()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_names_the_first_missing_file_and_what_to_pass() {
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
+        check(&data, &["openings/xot/openingslarge.txt", "wthor"]).unwrap();
+        let e = check(&data, &["wthor", "logistello/logbook.gam.gz", "nothing"]).unwrap_err();
+        assert!(e.contains("has no logistello/logbook.gam.gz"), "{e}");
+        assert!(e.contains("--data DIR") && e.contains("ANNEX_DATA"), "{e}");
+        assert!(!e.contains('\n'));
+    }
+}
