@@ -2,7 +2,7 @@
 # Device check (docs/parallel.md, "The midgame"): the midgame's parallel PV nodes (`split_pv_min_depth` 6
 # against the default 64) at 8 and 4 threads, alternated; depth-24 searches of the first
 # 20 XOT openings. On the device machine: ANNEX=devrun/annex OPEN=devrun/openingslarge.txt.
-B=${ANNEX:-target/release/annex}; O=${OPEN:-../shared/data/openings/xot/openingslarge.txt}
+B=${ANNEX:-target/release/annex}; O=${OPEN:-data/openings/xot/openingslarge.txt}
 OUT=${OUT:-.}
 exec > >(tee -a $OUT/log) 2>&1
 date -u; nproc; uptime

@@ -2,7 +2,7 @@
 # (On the device machine it ran with the binary and data copied into a carried folder.)
 # Device check for the parallel PV nodes (docs/parallel.md). Output: $OUT/log.
 # "On" names split_pv_min_depth=6, the default when it ran (64 since f7cdadf).
-B=${ANNEX:-target/release/annex}; F=../shared/data/endgame/ffo/fforum-40-59.obf; OUT=${OUT:-.}
+B=${ANNEX:-target/release/annex}; F=data/endgame/ffo/fforum-40-59.obf; OUT=${OUT:-.}
 OFF=split_pv_min_empties=64,split_pv_min_depth=64
 exec > >(tee -a $OUT/log) 2>&1
 date -u; nproc; lscpu | grep -E "Model name|^CPU\(s\)|L3"; uptime

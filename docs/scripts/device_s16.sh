@@ -2,7 +2,7 @@
 # Device check (docs/parallel.md, "Sixteen cores"): FFO #40-#59 on 16 cores at one commit.
 # On the device machine it ran with the binary and the suite copied into devrun/
 # (ANNEX=devrun/annex F=devrun/fforum-40-59.obf). Output: $OUT/log.
-B=${ANNEX:-target/release/annex}; F=${F:-../shared/data/endgame/ffo/fforum-40-59.obf}
+B=${ANNEX:-target/release/annex}; F=${F:-data/endgame/ffo/fforum-40-59.obf}
 OUT=${OUT:-.}
 exec > >(tee -a $OUT/log) 2>&1
 date -u; nproc; lscpu | grep -E "Model name|^CPU\(s\)|L3"; uptime

@@ -2,14 +2,14 @@
 """Midgame time to depth over UCI (docs/parallel.md, docs/search.md):
 python3 docs/scripts/midgame_depth.py ANNEX THREADS DEPTH N [ANNEX_CONFIG [OPENINGS]]
 searches the first N openings of OPENINGS (default
-../shared/data/openings/xot/openingslarge.txt) to DEPTH with Hash 1024, a new game
+data/openings/xot/openingslarge.txt) to DEPTH with Hash 1024, a new game
 each (the book as by default), and prints the total wall time and nodes.
 EVALFILE=F in the environment sets the engine option EvalFile."""
 import subprocess, sys, time, os
 binp, threads, depth, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 env = dict(os.environ)
 if len(sys.argv) > 5: env["ANNEX_CONFIG"] = sys.argv[5]
-ops = [l.split()[0] for l in open(sys.argv[6] if len(sys.argv) > 6 else "../shared/data/openings/xot/openingslarge.txt") if l.strip()][:n]
+ops = [l.split()[0] for l in open(sys.argv[6] if len(sys.argv) > 6 else "data/openings/xot/openingslarge.txt") if l.strip()][:n]
 p = subprocess.Popen([binp], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, bufsize=1)
 def send(s): p.stdin.write(s + "\n"); p.stdin.flush()
 send(f"setoption name Threads value {threads}"); send("setoption name Hash value 1024"); ef = os.environ.get("EVALFILE"); ef and send(f"setoption name EvalFile value {ef}"); send("isready")

@@ -1,9 +1,9 @@
 # Midgame search at a fixed depth over UCI from the first XOT openings: total nodes and time.
 # python3 docs/scripts/midgame_threads.py ANNEX THREADS DEPTH [LINES]: every other line of the
-# first LINES (12) of $OPENINGS (default ../shared/data/openings/xot/openingslarge.txt).
+# first LINES (12) of $OPENINGS (default data/openings/xot/openingslarge.txt).
 import subprocess, sys, re, os
 exe, threads, depth = sys.argv[1], sys.argv[2], sys.argv[3]
-lines = [l.split()[0] for l in open(os.environ.get('OPENINGS', '../shared/data/openings/xot/openingslarge.txt')) if l.strip()][:int(sys.argv[4]) if len(sys.argv)>4 else 12:2]
+lines = [l.split()[0] for l in open(os.environ.get('OPENINGS', 'data/openings/xot/openingslarge.txt')) if l.strip()][:int(sys.argv[4]) if len(sys.argv)>4 else 12:2]
 p = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
 def send(s): p.stdin.write(s + "\n"); p.stdin.flush()
 def wait(prefix):

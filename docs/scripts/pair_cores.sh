@@ -10,7 +10,7 @@
 # cores and taskset (util-linux).
 set -euo pipefail
 rounds=$1 only=$2 a=$3 b=$4
-obf=${5:-../shared/data/endgame/ffo/fforum-40-59.obf}
+obf=${5:-data/endgame/ffo/fforum-40-59.obf}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for r in $(seq "$rounds"); do

@@ -5,7 +5,7 @@ when forced) down to EMPTIES empties; each one with a move is printed as an
 OBF line (no score). The kept-aside positions of docs/endgame.md:
 
     python3 docs/scripts/playout_positions.py EMPTIES SEED OBF COUNT > out.obf
-    e.g. 18 2 ../shared/data/endgame/edax_hard/hard-20.obf 1 (276 positions)
+    e.g. 18 2 data/endgame/edax_hard/hard-20.obf 1 (276 positions)
 """
 import random
 import sys

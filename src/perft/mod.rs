@@ -1,5 +1,5 @@
 //! Perft: counting the leaves of the game tree, under three pass conventions
-//! (see `shared/data/perft/perft_start_position.tsv`).
+//! (see `data/perft/perft_start_position.tsv`).
 //!
 //! * [`Convention::Oeis`] (default): a forced pass is one ply; a finished
 //!   game is a leaf only at the ply where it ends (OEIS A124004).
