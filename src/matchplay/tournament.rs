@@ -289,7 +289,11 @@ pub fn run_match(
     let stop = AtomicBool::new(matches!(verdict_of(&done), Some(Verdict::H0 | Verdict::H1)));
     let total = jobs.len();
     let (job_tx, job_rx) = crossbeam_channel::unbounded::<Job>();
-    let (res_tx, res_rx) = crossbeam_channel::unbounded();
+    // A rendezvous: a worker hands its game over only when the referee
+    // takes it, so no worker runs more than one game ahead of the SPRT's
+    // verdict (on a loaded machine an unbounded queue let the workers play
+    // a dozen games past it).
+    let (res_tx, res_rx) = crossbeam_channel::bounded(0);
     for j in todo.iter().cloned() {
         let _ = job_tx.send(j);
     }
