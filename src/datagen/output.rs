@@ -174,7 +174,7 @@ impl Output {
             .seek(SeekFrom::Start(0))
             .map_err(|e| e.to_string())?;
         let mut reader = Reader::new(BufReader::with_capacity(1 << 16, &self.file), "", true)
-            .map_err(|e| refuse(&e))?;
+            .map_err(|e| refuse(&e.to_string()))?;
         // The records before the last game's, and the last game's.
         let (mut kept, mut last) = (Summary::default(), Summary::default());
         let mut last_game = None;
