@@ -5,7 +5,7 @@
 use super::format::Header;
 use super::output::{Output, fingerprint};
 use super::run::{run, shard_range};
-use super::{Budget, Openings, Settings};
+use super::{Budget, DatagenError, Openings, Settings};
 use crate::cli::{ToolResult, args};
 use crate::eval::Evaluator;
 use crate::matchplay::openings::parse_openings;
@@ -228,8 +228,7 @@ pub fn run_cli(a: &DatagenArgs) -> ToolResult {
         progress,
     )
     .and_then(|sum| {
-        out.flush()
-            .map_err(|e| format!("cannot write the output: {e}"))?;
+        out.flush().map_err(DatagenError::Write)?;
         Ok(sum)
     })
     .map_err(|e| format!("{name}: {e}"))?;
