@@ -6,7 +6,7 @@ use super::format::Header;
 use super::output::{Output, fingerprint};
 use super::run::{run, shard_range};
 use super::{Budget, DatagenError, Openings, Settings};
-use crate::cli::{ToolResult, args};
+use crate::cli::{ToolError, ToolResult, args};
 use crate::eval::Evaluator;
 use crate::matchplay::openings::parse_openings;
 use crate::rules::RuleSet;
@@ -252,7 +252,7 @@ pub fn run_cli(a: &DatagenArgs) -> ToolResult {
 
 /// Runs `annex datagen merge`.
 fn merge_cli(m: &MergeArgs) -> ToolResult {
-    let (sum, complete) = merge(&m.inputs, &m.out, m.allow_partial)?;
+    let (sum, complete) = merge(&m.inputs, &m.out, m.allow_partial).map_err(ToolError::feature)?;
     writeln!(
         std::io::stdout().lock(),
         "datagen merge: {} files, {} games, {} positions to {}{}",
