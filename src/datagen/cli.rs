@@ -198,7 +198,7 @@ pub fn run_cli(a: &DatagenArgs) -> ToolResult {
         positions: 0,
         complete: false,
     };
-    let output = Output::open(out_path, header)?;
+    let output = Output::open(out_path, header).map_err(ToolError::feature)?;
     let name = out_path.display();
     let mut stdout = std::io::stdout().lock();
     let done = output.done;
