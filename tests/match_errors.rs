@@ -237,3 +237,16 @@ fn match_out_of_range_arguments_are_refused() {
         assert!(o.stdout.is_empty(), "{flag} {value}");
     }
 }
+
+#[test]
+fn match_unbalanced_quote_in_engine_command_is_refused() {
+    let b = format!("b={}", fake());
+    for bad in ["a=engine 'one two", "a=engine \"x", "a=engine x\\"] {
+        let o = annex_match(&["--engine", bad, "--engine", &b, "--depth", "1"]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        let e = stderr(&o);
+        assert!(e.contains("unbalanced quote"), "{bad}: {e}");
+        assert!(e.lines().count() <= 4, "{bad}: {e}");
+        assert!(o.stdout.is_empty(), "{bad}");
+    }
+}

@@ -5,8 +5,8 @@
 use super::format::Header;
 use super::output::{Output, fingerprint};
 use super::run::{run, shard_range};
-use super::{Budget, Openings, Settings};
-use crate::cli::{ToolResult, args};
+use super::{Budget, DatagenError, Openings, Settings};
+use crate::cli::{ToolError, ToolResult, args};
 use crate::eval::Evaluator;
 use crate::matchplay::openings::parse_openings;
 use crate::rules::RuleSet;
@@ -198,7 +198,7 @@ pub fn run_cli(a: &DatagenArgs) -> ToolResult {
         positions: 0,
         complete: false,
     };
-    let output = Output::open(out_path, header)?;
+    let output = Output::open(out_path, header).map_err(ToolError::feature)?;
     let name = out_path.display();
     let mut stdout = std::io::stdout().lock();
     let done = output.done;
@@ -228,8 +228,7 @@ pub fn run_cli(a: &DatagenArgs) -> ToolResult {
         progress,
     )
     .and_then(|sum| {
-        out.flush()
-            .map_err(|e| format!("cannot write the output: {e}"))?;
+        out.flush().map_err(DatagenError::Write)?;
         Ok(sum)
     })
     .map_err(|e| format!("{name}: {e}"))?;
@@ -253,7 +252,7 @@ pub fn run_cli(a: &DatagenArgs) -> ToolResult {
 
 /// Runs `annex datagen merge`.
 fn merge_cli(m: &MergeArgs) -> ToolResult {
-    let (sum, complete) = merge(&m.inputs, &m.out, m.allow_partial)?;
+    let (sum, complete) = merge(&m.inputs, &m.out, m.allow_partial).map_err(ToolError::feature)?;
     writeln!(
         std::io::stdout().lock(),
         "datagen merge: {} files, {} games, {} positions to {}{}",

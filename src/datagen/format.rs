@@ -170,10 +170,10 @@ impl Header {
     /// Decodes a version 2 header.
     ///
     /// # Errors
-    /// Bytes that are not one (`why`).
-    pub fn from_bytes(b: &[u8]) -> Result<Header, String> {
+    /// Bytes that are not one.
+    pub fn from_bytes(b: &[u8]) -> Result<Header, DataError> {
         if version_of(b)? != VERSION || b.len() < HEADER_SIZE {
-            return Err(format!("not a version {VERSION} header"));
+            return Err(DataError::NotHeader);
         }
         let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
         let state = u32::from_le_bytes(b[56..60].try_into().expect("4 bytes"));
@@ -186,7 +186,7 @@ impl Header {
             complete: state == 1,
         };
         if state > 1 || h.first > h.end || h.end > h.run_games {
-            return Err("damaged header".into());
+            return Err(DataError::DamagedHeader);
         }
         Ok(h)
     }
@@ -203,18 +203,127 @@ impl Header {
 /// # Errors
 /// Not a data file, or one of a version or record size this build does
 /// not read.
-fn version_of(b: &[u8]) -> Result<u32, String> {
+fn version_of(b: &[u8]) -> Result<u32, DataError> {
     if b.len() < V1_HEADER_SIZE || &b[0..8] != MAGIC {
-        return Err("not an annex datagen file (bad magic)".into());
+        return Err(DataError::Magic);
     }
     let version = u32::from_le_bytes(b[8..12].try_into().expect("4 bytes"));
     let size = u32::from_le_bytes(b[12..16].try_into().expect("4 bytes"));
     if !(1..=VERSION).contains(&version) || size as usize != RECORD_SIZE {
-        return Err(format!(
-            "format version {version} with {size}-byte records; this build reads versions 1 and {VERSION} with {RECORD_SIZE}-byte records"
-        ));
+        return Err(DataError::Version { version, size });
     }
     Ok(version)
+}
+
+/// What is wrong with a data file's bytes (the message without the
+/// file's name).
+#[derive(Debug, thiserror::Error)]
+pub enum DataError {
+    /// The bytes could not be read.
+    #[error("{0}")]
+    Io(#[from] io::Error),
+    /// Not a data file at all.
+    #[error("not an annex datagen file (bad magic)")]
+    Magic,
+    /// A version or record size this build does not read.
+    #[error(
+        "format version {version} with {size}-byte records; this build reads versions 1 and {VERSION} with {RECORD_SIZE}-byte records"
+    )]
+    Version {
+        /// The file's version.
+        version: u32,
+        /// Its record size in bytes.
+        size: u32,
+    },
+    /// Bytes that are not a header of the current version.
+    #[error("not a version {VERSION} header")]
+    NotHeader,
+    /// A header whose fields contradict each other.
+    #[error("damaged header")]
+    DamagedHeader,
+    /// A header cut short.
+    #[error("truncated header")]
+    TruncatedHeader,
+    /// A version 1 file read without `allow_partial`.
+    #[error(
+        "format version 1 has no completeness marker, so a finished run cannot be told from an interrupted one; regenerate it, or pass --allow-partial to read it as it is"
+    )]
+    Version1,
+    /// An unfinished run read without `allow_partial`.
+    #[error(
+        "incomplete: a run of games {first}..{end} that did not finish (interrupted, or still being written); rerun the same datagen command to resume it, or pass --allow-partial to read what it holds"
+    )]
+    Incomplete {
+        /// The run's first game.
+        first: u64,
+        /// Its end (exclusive).
+        end: u64,
+    },
+    /// A file whose length disagrees with its header's record count.
+    #[error(
+        "damaged: its header says {positions} records ({want} bytes) but the file has {len} bytes"
+    )]
+    FileLength {
+        /// Records the header declares.
+        positions: u64,
+        /// The length they make.
+        want: u64,
+        /// The file's length.
+        len: u64,
+    },
+    /// Bytes whose length disagrees with their header's record count.
+    #[error("damaged: its header says {positions} records ({want} bytes) but it has {len} bytes")]
+    BytesLength {
+        /// Records the header declares.
+        positions: u64,
+        /// The length they make.
+        want: u64,
+        /// The bytes' length.
+        len: u64,
+    },
+    /// A complete file holding another count of records than its header's.
+    #[error("damaged: its header says {positions} records, it holds {read}")]
+    Count {
+        /// Records the header declares.
+        positions: u64,
+        /// Records read.
+        read: u64,
+    },
+    /// A record cut short (in a file read as complete).
+    #[error("truncated: record {index} has {bytes} of {RECORD_SIZE} bytes")]
+    TruncatedRecord {
+        /// The record's index.
+        index: u64,
+        /// Its bytes.
+        bytes: usize,
+    },
+    /// A record that is not a position.
+    #[error("record {0} is not a position")]
+    NotPosition(u64),
+    /// A record of an earlier game than the record before it.
+    #[error(
+        "record {index}: game {game} after game {last}: records out of order (two runs wrote one file?)"
+    )]
+    OutOfOrder {
+        /// The record's index.
+        index: u64,
+        /// Its game.
+        game: u32,
+        /// The previous record's game.
+        last: u32,
+    },
+    /// A record of a game outside the header's games.
+    #[error("record {index}: game {game} outside the file's games {first}..{end}")]
+    OutsideGames {
+        /// The record's index.
+        index: u64,
+        /// Its game.
+        game: u32,
+        /// The file's first game.
+        first: u64,
+        /// Its end (exclusive).
+        end: u64,
+    },
 }
 
 /// Why a data file could not be read.
@@ -234,7 +343,8 @@ pub enum FormatError {
         /// The file.
         path: String,
         /// What is wrong.
-        why: String,
+        #[source]
+        why: DataError,
     },
 }
 
@@ -314,10 +424,11 @@ impl Reader<BufReader<File>> {
             if len != want {
                 return Err(FormatError::Invalid {
                     path: name,
-                    why: format!(
-                        "damaged: its header says {} records ({want} bytes) but the file has {len} bytes",
-                        h.positions
-                    ),
+                    why: DataError::FileLength {
+                        positions: h.positions,
+                        want,
+                        len,
+                    },
                 });
             }
         }
@@ -331,29 +442,23 @@ impl<R: Read> Reader<R> {
     ///
     /// # Errors
     /// As [`Reader::open`] (the message without the name).
-    pub fn new(mut inner: R, name: &str, allow_partial: bool) -> Result<Self, String> {
+    pub fn new(mut inner: R, name: &str, allow_partial: bool) -> Result<Self, DataError> {
         let mut head = [0u8; HEADER_SIZE];
-        let n = read_full(&mut inner, &mut head[..V1_HEADER_SIZE]).map_err(|e| e.to_string())?;
+        let n = read_full(&mut inner, &mut head[..V1_HEADER_SIZE])?;
         let header = match version_of(&head[..n])? {
             1 if allow_partial => None,
-            1 => {
-                return Err(
-                    "format version 1 has no completeness marker, so a finished run cannot be told from an interrupted one; regenerate it, or pass --allow-partial to read it as it is"
-                        .into(),
-                );
-            }
+            1 => return Err(DataError::Version1),
             _ => {
-                let k = read_full(&mut inner, &mut head[V1_HEADER_SIZE..])
-                    .map_err(|e| e.to_string())?;
+                let k = read_full(&mut inner, &mut head[V1_HEADER_SIZE..])?;
                 if k < HEADER_SIZE - V1_HEADER_SIZE {
-                    return Err("truncated header".into());
+                    return Err(DataError::TruncatedHeader);
                 }
                 let h = Header::from_bytes(&head)?;
                 if !h.complete && !allow_partial {
-                    return Err(format!(
-                        "incomplete: a run of games {}..{} that did not finish (interrupted, or still being written); rerun the same datagen command to resume it, or pass --allow-partial to read what it holds",
-                        h.first, h.end
-                    ));
+                    return Err(DataError::Incomplete {
+                        first: h.first,
+                        end: h.end,
+                    });
                 }
                 Some(h)
             }
@@ -385,36 +490,35 @@ impl<R: Read> Reader<R> {
     /// A read error, a truncated record (a partial file drops it), a
     /// record that is not a position, or games out of order or outside
     /// the header's.
-    pub fn next_record(&mut self) -> Result<Option<Record>, String> {
+    pub fn next_record(&mut self) -> Result<Option<Record>, DataError> {
         let mut b = [0u8; RECORD_SIZE];
         let i = self.read;
-        match read_full(&mut self.inner, &mut b).map_err(|e| e.to_string())? {
+        match read_full(&mut self.inner, &mut b)? {
             0 => return self.at_end().map(|()| None),
             RECORD_SIZE => {}
             n if self.partial() => {
                 self.torn = n;
                 return Ok(None);
             }
-            n => {
-                return Err(format!(
-                    "truncated: record {i} has {n} of {RECORD_SIZE} bytes"
-                ));
-            }
+            n => return Err(DataError::TruncatedRecord { index: i, bytes: n }),
         }
-        let r = Record::from_bytes(&b).ok_or_else(|| format!("record {i} is not a position"))?;
+        let r = Record::from_bytes(&b).ok_or(DataError::NotPosition(i))?;
         if let Some(l) = self.last_game.filter(|&l| r.game < l) {
-            return Err(format!(
-                "record {i}: game {} after game {l}: records out of order (two runs wrote one file?)",
-                r.game
-            ));
+            return Err(DataError::OutOfOrder {
+                index: i,
+                game: r.game,
+                last: l,
+            });
         }
         if let Some(h) = self.header
             && !(h.first..h.end).contains(&u64::from(r.game))
         {
-            return Err(format!(
-                "record {i}: game {} outside the file's games {}..{}",
-                r.game, h.first, h.end
-            ));
+            return Err(DataError::OutsideGames {
+                index: i,
+                game: r.game,
+                first: h.first,
+                end: h.end,
+            });
         }
         self.last_game = Some(r.game);
         self.read += 1;
@@ -427,12 +531,12 @@ impl<R: Read> Reader<R> {
     }
 
     /// Checks the count of a complete file at its end.
-    fn at_end(&self) -> Result<(), String> {
+    fn at_end(&self) -> Result<(), DataError> {
         match self.header {
-            Some(h) if h.complete && h.positions != self.read => Err(format!(
-                "damaged: its header says {} records, it holds {}",
-                h.positions, self.read
-            )),
+            Some(h) if h.complete && h.positions != self.read => Err(DataError::Count {
+                positions: h.positions,
+                read: self.read,
+            }),
             _ => Ok(()),
         }
     }
@@ -480,17 +584,17 @@ pub fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
 /// Decodes a whole file's bytes.
 ///
 /// # Errors
-/// As [`Reader::next_record`] (`why`).
-pub fn decode(bytes: &[u8], allow_partial: bool) -> Result<Vec<Record>, String> {
+/// As [`Reader::next_record`].
+pub fn decode(bytes: &[u8], allow_partial: bool) -> Result<Vec<Record>, DataError> {
     let mut r = Reader::new(bytes, "", allow_partial)?;
     if let Some(h) = r.header.filter(|h| h.complete) {
         let want = HEADER_SIZE as u64 + h.positions * RECORD_SIZE as u64;
         if bytes.len() as u64 != want {
-            return Err(format!(
-                "damaged: its header says {} records ({want} bytes) but it has {} bytes",
-                h.positions,
-                bytes.len()
-            ));
+            return Err(DataError::BytesLength {
+                positions: h.positions,
+                want,
+                len: bytes.len() as u64,
+            });
         }
     }
     let mut out = Vec::new();
@@ -550,18 +654,34 @@ mod tests {
         assert!(
             decode(&bytes[..bytes.len() - 1], false)
                 .unwrap_err()
+                .to_string()
                 .contains("damaged")
         );
         let mut bad = bytes.clone();
         bad[0] = b'X';
-        assert!(decode(&bad, false).unwrap_err().contains("magic"));
+        assert!(
+            decode(&bad, false)
+                .unwrap_err()
+                .to_string()
+                .contains("magic")
+        );
         let mut v3 = bytes.clone();
         v3[8] = 3;
-        assert!(decode(&v3, false).unwrap_err().contains("version 3"));
+        assert!(
+            decode(&v3, false)
+                .unwrap_err()
+                .to_string()
+                .contains("version 3")
+        );
         let mut overlap = bytes.clone();
         overlap[HEADER_SIZE + 8..HEADER_SIZE + 16]
             .copy_from_slice(&0x0000_0008_0000_0000u64.to_le_bytes());
-        assert!(decode(&overlap, false).unwrap_err().contains("record 0"));
+        assert!(
+            decode(&overlap, false)
+                .unwrap_err()
+                .to_string()
+                .contains("record 0")
+        );
     }
 
     #[test]
@@ -572,13 +692,23 @@ mod tests {
         h.complete = false;
         h.positions = 0;
         bytes[..HEADER_SIZE].copy_from_slice(&h.to_bytes());
-        assert!(decode(&bytes, false).unwrap_err().contains("incomplete"));
+        assert!(
+            decode(&bytes, false)
+                .unwrap_err()
+                .to_string()
+                .contains("incomplete")
+        );
         // A torn last record is dropped from a partial file.
         assert_eq!(decode(&bytes[..bytes.len() - 5], true).unwrap(), recs[..2]);
         let mut v1 = bytes[..16].to_vec();
         v1[8] = 1;
         v1.extend_from_slice(&bytes[HEADER_SIZE..]);
-        assert!(decode(&v1, false).unwrap_err().contains("--allow-partial"));
+        assert!(
+            decode(&v1, false)
+                .unwrap_err()
+                .to_string()
+                .contains("--allow-partial")
+        );
         assert_eq!(decode(&v1, true).unwrap(), recs);
         // Games out of order are refused even in a partial file.
         let mut swapped = recs.clone();
@@ -587,6 +717,11 @@ mod tests {
         for r in &swapped {
             s.extend_from_slice(&r.to_bytes());
         }
-        assert!(decode(&s, true).unwrap_err().contains("out of order"));
+        assert!(
+            decode(&s, true)
+                .unwrap_err()
+                .to_string()
+                .contains("out of order")
+        );
     }
 }

@@ -30,7 +30,7 @@ pub mod output;
 pub mod run;
 
 use crate::board::{Board, Color};
-use crate::engine::Engine;
+use crate::engine::{Engine, OptionError};
 use crate::eval::Evaluator;
 use crate::position::Position;
 use crate::rng::{self, Rng};
@@ -77,6 +77,28 @@ pub struct Settings {
     pub evaluator: Evaluator,
 }
 
+/// Why self-play stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum DatagenError {
+    /// The engine refused a setting (the table size).
+    #[error("{0}")]
+    Option(#[from] OptionError),
+    /// The engine answered a move that is not legal (a bug).
+    #[error("game {game}: the engine answered {answer} (not legal)")]
+    IllegalMove {
+        /// The game's index.
+        game: u64,
+        /// The move it answered.
+        answer: String,
+    },
+    /// Every worker ended before the run was done.
+    #[error("the workers stopped before game {0}")]
+    WorkersStopped(u64),
+    /// The records could not be written.
+    #[error("cannot write the output: {0}")]
+    Write(#[source] std::io::Error),
+}
+
 /// A one-thread engine for playing games; events are dropped.
 pub struct Player {
     engine: Engine,
@@ -87,13 +109,11 @@ impl Player {
     ///
     /// # Errors
     /// The table size is refused.
-    pub fn new(settings: &Settings) -> Result<Player, String> {
+    pub fn new(settings: &Settings) -> Result<Player, DatagenError> {
         let (tx, _) = crossbeam_channel::unbounded();
         let mut engine = Engine::new(tx);
-        engine.set_own_book(false).map_err(|e| e.to_string())?;
-        engine
-            .set_hash(settings.hash_mb)
-            .map_err(|e| e.to_string())?;
+        engine.set_own_book(false)?;
+        engine.set_hash(settings.hash_mb)?;
         engine.set_evaluator(settings.evaluator.clone());
         Ok(Player { engine })
     }
@@ -166,7 +186,7 @@ pub fn play_game(
     settings: &Settings,
     openings: &Openings,
     g: u64,
-) -> Result<Vec<Record>, String> {
+) -> Result<Vec<Record>, DatagenError> {
     let (before, mut pos) = start_of_game(settings, openings, g);
     let engine = &mut player.engine;
     engine.new_game();
@@ -209,7 +229,10 @@ pub fn play_game(
             .to_square()
             .map(|s| s.index())
             .filter(|&s| moves >> s & 1 == 1)
-            .ok_or_else(|| format!("game {g}: the engine answered {} (not legal)", bm.best))?;
+            .ok_or_else(|| DatagenError::IllegalMove {
+                game: g,
+                answer: bm.best.to_string(),
+            })?;
         plies.push(Ply {
             board: pos.board,
             side: pos.side,

@@ -15,14 +15,107 @@
 //! and then writes the header with its record count and the completeness
 //! marker.
 
-use super::format::{HEADER_SIZE, Header, RECORD_SIZE, Reader};
+use super::format::{DataError, HEADER_SIZE, Header, RECORD_SIZE, Reader};
 use super::run::Summary;
 use super::{Openings, Settings};
 use crate::board::Board;
 use crate::rng::{self, Rng};
 use std::fs::{File, OpenOptions};
 use std::io::{BufReader, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// What an existing file that is not resumed gets told: it is kept.
+const KEPT: &str = "it is not overwritten: remove it or choose another --out";
+
+/// Why an output file could not be opened for a run.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// A path that is not a regular file.
+    #[error("{} is not a regular file", .0.display())]
+    NotRegular(PathBuf),
+    /// The file cannot be created or opened.
+    #[error("cannot create {}: {source}", path.display())]
+    Create {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Another run holds the file's lock.
+    #[error("{} is being written by another annex datagen (the file is locked)", .0.display())]
+    Locked(PathBuf),
+    /// The lock cannot be taken.
+    #[error("cannot lock {}: {source}", path.display())]
+    Lock {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file cannot be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file cannot be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Another input/output error on the file.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// An existing file that is not a data file of this build.
+    #[error("{}: exists and is not a data file of this build ({source}); {KEPT}", path.display())]
+    NotData {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        source: DataError,
+    },
+    /// An existing data file of another run.
+    #[error(
+        "{}: holds games {first}..{end} of a {run_games}-game run with other settings; {KEPT}",
+        path.display()
+    )]
+    OtherRun {
+        /// The file.
+        path: PathBuf,
+        /// Its first game.
+        first: u64,
+        /// Its end (exclusive).
+        end: u64,
+        /// Its run's games.
+        run_games: u64,
+    },
+    /// An existing file of the run that cannot be read as one.
+    #[error("{}: {source}; {KEPT}", path.display())]
+    Refused {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        source: DataError,
+    },
+    /// A file of the run with a damaged record.
+    #[error("{}: cannot resume: {source}; remove it to start again", path.display())]
+    Damaged {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        source: DataError,
+    },
+}
 
 /// An output file, locked.
 pub struct Output {
@@ -103,10 +196,10 @@ impl Output {
     /// # Errors
     /// The file cannot be opened or locked (another run holds it), holds
     /// something else, or is damaged.
-    pub fn open(path: &Path, header: Header) -> Result<Output, String> {
-        let name = path.display();
+    pub fn open(path: &Path, header: Header) -> Result<Output, OutputError> {
+        let at = || path.to_path_buf();
         if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-            return Err(format!("{name} is not a regular file"));
+            return Err(OutputError::NotRegular(at()));
         }
         let file = OpenOptions::new()
             .read(true)
@@ -114,14 +207,15 @@ impl Output {
             .create(true)
             .truncate(false)
             .open(path)
-            .map_err(|e| format!("cannot create {name}: {e}"))?;
+            .map_err(|source| OutputError::Create { path: at(), source })?;
         file.try_lock().map_err(|e| match e {
-            std::fs::TryLockError::WouldBlock => {
-                format!("{name} is being written by another annex datagen (the file is locked)")
-            }
-            std::fs::TryLockError::Error(e) => format!("cannot lock {name}: {e}"),
+            std::fs::TryLockError::WouldBlock => OutputError::Locked(at()),
+            std::fs::TryLockError::Error(source) => OutputError::Lock { path: at(), source },
         })?;
-        let len = file.metadata().map_err(|e| format!("{name}: {e}"))?.len();
+        let len = file
+            .metadata()
+            .map_err(|source| OutputError::Io { path: at(), source })?
+            .len();
         let mut out = Output {
             file,
             header,
@@ -133,54 +227,47 @@ impl Output {
         let fresh = header.to_bytes();
         let mut head = vec![0u8; (len as usize).min(HEADER_SIZE)];
         let n = super::format::read_full(&mut &out.file, &mut head)
-            .map_err(|e| format!("cannot read {name}: {e}"))?;
+            .map_err(|source| OutputError::Read { path: at(), source })?;
         if len < HEADER_SIZE as u64 && fresh.starts_with(&head[..n]) {
-            out.file
-                .set_len(0)
-                .map_err(|e| format!("cannot write {name}: {e}"))?;
-            out.write_header(&header)
-                .map_err(|e| format!("cannot write {name}: {e}"))?;
+            let write = |source| OutputError::Write { path: at(), source };
+            out.file.set_len(0).map_err(write)?;
+            out.write_header(&header).map_err(write)?;
             return Ok(out);
         }
-        out.resume().map_err(|e| format!("{name}: {e}"))?;
+        out.resume(path)?;
         Ok(out)
     }
 
     /// Checks an existing file against the run and positions it after its
     /// last whole game.
-    fn resume(&mut self) -> Result<(), String> {
-        let refuse =
-            |why: &str| format!("{why}; it is not overwritten: remove it or choose another --out");
+    fn resume(&mut self, path: &Path) -> Result<(), OutputError> {
+        let at = || path.to_path_buf();
+        let io = |source| OutputError::Io { path: at(), source };
         let mut head = [0u8; HEADER_SIZE];
-        self.file
-            .seek(SeekFrom::Start(0))
-            .map_err(|e| e.to_string())?;
-        let n = super::format::read_full(&mut &self.file, &mut head).map_err(|e| e.to_string())?;
-        let old = Header::from_bytes(&head[..n]).map_err(|e| {
-            refuse(&format!(
-                "exists and is not a data file of this build ({e})"
-            ))
-        })?;
+        self.file.seek(SeekFrom::Start(0)).map_err(io)?;
+        let n = super::format::read_full(&mut &self.file, &mut head).map_err(io)?;
+        let old = Header::from_bytes(&head[..n])
+            .map_err(|source| OutputError::NotData { path: at(), source })?;
         let want = self.header;
         if (old.fingerprint, old.run_games, old.first, old.end)
             != (want.fingerprint, want.run_games, want.first, want.end)
         {
-            return Err(refuse(&format!(
-                "holds games {}..{} of a {}-game run with other settings",
-                old.first, old.end, old.run_games
-            )));
+            return Err(OutputError::OtherRun {
+                path: at(),
+                first: old.first,
+                end: old.end,
+                run_games: old.run_games,
+            });
         }
-        self.file
-            .seek(SeekFrom::Start(0))
-            .map_err(|e| e.to_string())?;
+        self.file.seek(SeekFrom::Start(0)).map_err(io)?;
         let mut reader = Reader::new(BufReader::with_capacity(1 << 16, &self.file), "", true)
-            .map_err(|e| refuse(&e))?;
+            .map_err(|source| OutputError::Refused { path: at(), source })?;
         // The records before the last game's, and the last game's.
         let (mut kept, mut last) = (Summary::default(), Summary::default());
         let mut last_game = None;
         while let Some(r) = reader
             .next_record()
-            .map_err(|e| format!("cannot resume: {e}; remove it to start again"))?
+            .map_err(|source| OutputError::Damaged { path: at(), source })?
         {
             if last_game != Some(r.game) {
                 kept.positions += last.positions;
@@ -209,10 +296,8 @@ impl Output {
             ..kept
         };
         let cut = HEADER_SIZE as u64 + kept.positions * RECORD_SIZE as u64;
-        self.file.set_len(cut).map_err(|e| e.to_string())?;
-        self.file
-            .seek(SeekFrom::End(0))
-            .map_err(|e| e.to_string())?;
+        self.file.set_len(cut).map_err(io)?;
+        self.file.seek(SeekFrom::End(0)).map_err(io)?;
         Ok(())
     }
 

@@ -8,7 +8,7 @@
 //! seconds.
 
 use super::format::Record;
-use super::{Openings, Player, Settings, play_game};
+use super::{DatagenError, Openings, Player, Settings, play_game};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::ops::Range;
@@ -46,10 +46,10 @@ pub fn run(
     threads: usize,
     out: &mut impl Write,
     progress: Option<Duration>,
-) -> Result<Summary, String> {
+) -> Result<Summary, DatagenError> {
     let next = AtomicU64::new(range.start);
     let abort = AtomicBool::new(false);
-    let (tx, rx) = crossbeam_channel::unbounded::<(u64, Result<Vec<Record>, String>)>();
+    let (tx, rx) = crossbeam_channel::unbounded::<(u64, Result<Vec<Record>, DatagenError>)>();
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
             let tx = tx.clone();
@@ -85,11 +85,11 @@ pub fn run(
 
 /// Receives games and writes them in order.
 fn collect(
-    rx: &crossbeam_channel::Receiver<(u64, Result<Vec<Record>, String>)>,
+    rx: &crossbeam_channel::Receiver<(u64, Result<Vec<Record>, DatagenError>)>,
     range: Range<u64>,
     out: &mut impl Write,
     progress: Option<Duration>,
-) -> Result<Summary, String> {
+) -> Result<Summary, DatagenError> {
     let start = Instant::now();
     let total = range.end - range.start;
     let mut sum = Summary::default();
@@ -104,11 +104,11 @@ fn collect(
             }
             Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
             Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
-                return Err(format!("the workers stopped before game {want}"));
+                return Err(DatagenError::WorkersStopped(want));
             }
         }
         while let Some(recs) = pending.remove(&want) {
-            write_game(out, &recs).map_err(|e| format!("cannot write the output: {e}"))?;
+            write_game(out, &recs).map_err(DatagenError::Write)?;
             sum.games += 1;
             sum.positions += recs.len() as u64;
             sum.solved += recs.iter().filter(|r| r.solved()).count() as u64;

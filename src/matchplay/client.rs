@@ -15,8 +15,10 @@
 use super::process::Failure;
 use crate::moves::Move;
 use crate::position::Position;
+/// An engine protocol: the protocol layer's own enum, so the engine loop
+/// and the match client name the three protocols with one type.
+pub use crate::protocol::Protocol;
 use crate::rules::RuleSet;
-use std::fmt;
 use std::time::{Duration, Instant};
 
 /// How long an engine may take for its handshake and for `isready`-like
@@ -27,27 +29,6 @@ pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// tables may be slow to answer; a GTP engine refuses `uci` at once, so
 /// only NBoard engines pay it, once per match).
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// An engine protocol.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Protocol {
-    /// The UCI-style protocol.
-    Uci,
-    /// NBoard v2.
-    NBoard,
-    /// GTP v2.
-    Gtp,
-}
-
-impl fmt::Display for Protocol {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Protocol::Uci => "uci",
-            Protocol::NBoard => "nboard",
-            Protocol::Gtp => "gtp",
-        })
-    }
-}
 
 /// Search limits for one engine's moves. Several may be given; the engine
 /// stops at the first reached.

@@ -105,6 +105,9 @@ pub enum MatchError {
     /// An engine given without a command.
     #[error("engine '{0}' has no command")]
     NoCommand(String),
+    /// An engine command with a quote left open or a trailing backslash.
+    #[error(transparent)]
+    Split(#[from] process::SplitError),
     /// A per-engine limit out of its range.
     #[error("invalid value '{value}' for {key} of engine {engine} (expected {lo}..{hi})")]
     Limit {
@@ -214,7 +217,7 @@ impl EngineSpec {
                 command = rest[pre.len()..].trim();
             }
         }
-        let words = process::split_command(command);
+        let words = process::split_command(command)?;
         let Some(prog) = words.first() else {
             return Err(MatchError::NoCommand(s.to_string()));
         };

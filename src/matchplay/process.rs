@@ -69,44 +69,21 @@ type Line = Result<String, String>;
 /// flooding its output.
 pub const MAX_REPLY_LINES: usize = 10_000;
 
-/// Splits a command line into words: whitespace separates, single and
-/// double quotes group, a backslash escapes the next character.
-pub fn split_command(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut has = false;
-    let mut quote: Option<char> = None;
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (None, c) if c.is_whitespace() => {
-                if has {
-                    out.push(std::mem::take(&mut cur));
-                    has = false;
-                }
-            }
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                has = true;
-            }
-            (Some(q), c) if c == q => quote = None,
-            (Some('\''), c) => cur.push(c),
-            (_, '\\') => {
-                if let Some(n) = chars.next() {
-                    cur.push(n);
-                }
-                has = true;
-            }
-            (_, c) => {
-                cur.push(c);
-                has = true;
-            }
-        }
-    }
-    if has {
-        out.push(cur);
-    }
-    out
+/// An engine command line that does not split into words: a quote left
+/// open or a backslash at its end.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("engine command '{0}' has an unbalanced quote or a trailing backslash")]
+pub struct SplitError(pub String);
+
+/// Splits a command line into words as a POSIX shell does (by
+/// [`shlex::split`]): whitespace separates, single and double quotes group,
+/// a backslash escapes the next character, and a `#` that starts a word
+/// starts a comment.
+///
+/// # Errors
+/// [`SplitError`] for a quote left open or a trailing backslash.
+pub fn split_command(s: &str) -> Result<Vec<String>, SplitError> {
+    shlex::split(s).ok_or_else(|| SplitError(quote_token(s)))
 }
 
 impl EngineProcess {
@@ -116,7 +93,7 @@ impl EngineProcess {
     /// # Errors
     /// The command is empty or cannot be started.
     pub fn spawn(command: &str, label: &str) -> Result<EngineProcess, Failure> {
-        let words = split_command(command);
+        let words = split_command(command).map_err(|e| Failure::Crash(e.to_string()))?;
         let Some((prog, args)) = words.split_first() else {
             return Err(Failure::Crash("empty engine command".into()));
         };
@@ -374,9 +351,19 @@ mod tests {
 
     #[test]
     fn split() {
-        assert_eq!(split_command("a b  c"), ["a", "b", "c"]);
-        assert_eq!(split_command("'a b' \"c d\" e\\ f"), ["a b", "c d", "e f"]);
-        assert_eq!(split_command("x ''"), ["x", ""]);
-        assert!(split_command("   ").is_empty());
+        let ok = |s: &str| split_command(s).unwrap();
+        assert_eq!(ok("a b  c"), ["a", "b", "c"]);
+        assert_eq!(ok("'a b' \"c d\" e\\ f"), ["a b", "c d", "e f"]);
+        assert_eq!(ok("x ''"), ["x", ""]);
+        assert!(ok("   ").is_empty());
+    }
+
+    #[test]
+    fn split_refuses_unbalanced_quotes() {
+        for bad in ["engine 'a b", "engine \"a", "engine a\\"] {
+            let e = split_command(bad).unwrap_err();
+            assert_eq!(e, SplitError(bad.to_string()));
+            assert!(e.to_string().contains("unbalanced quote"), "{e}");
+        }
     }
 }

@@ -115,31 +115,43 @@ fn stage_count(s: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("'{s}' is not a stage count (16, 32 or 64)"))
 }
 
+/// A `--source-weight` value that is not `NAME=W`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SourceWeightError {
+    /// No `=`.
+    #[error("bad --source-weight '{0}' (NAME=W, e.g. datagen=2)")]
+    Syntax(String),
+    /// A name that is not a source.
+    #[error("unknown source '{0}' in --source-weight (wthor, logbook or datagen)")]
+    UnknownSource(String),
+    /// A weight that is not a number in 0-100.
+    #[error("bad weight '{0}' in --source-weight (a number in 0-100)")]
+    Weight(String),
+}
+
 /// Parses `--source-weight NAME=W` values into per-source weights.
 ///
 /// # Errors
 /// An unknown name or a weight that is not a number in 0-100.
-pub fn source_weights(specs: &[String]) -> Result<[f32; crate::train::fit::N_SOURCES], String> {
+pub fn source_weights(
+    specs: &[String],
+) -> Result<[f32; crate::train::fit::N_SOURCES], SourceWeightError> {
     use crate::train::fit::SOURCE_NAMES;
     let mut w = [1.0; crate::train::fit::N_SOURCES];
     for spec in specs {
         let (name, value) = spec
             .split_once('=')
-            .ok_or_else(|| format!("bad --source-weight '{spec}' (NAME=W, e.g. datagen=2)"))?;
+            .ok_or_else(|| SourceWeightError::Syntax(spec.clone()))?;
         let i = SOURCE_NAMES
             .iter()
             .position(|n| *n == name.trim())
-            .ok_or_else(|| {
-                format!("unknown source '{name}' in --source-weight (wthor, logbook or datagen)")
-            })?;
+            .ok_or_else(|| SourceWeightError::UnknownSource(name.to_string()))?;
         w[i] = value
             .trim()
             .parse::<f32>()
             .ok()
             .filter(|x| (0.0..=100.0).contains(x))
-            .ok_or_else(|| {
-                format!("bad weight '{value}' in --source-weight (a number in 0-100)")
-            })?;
+            .ok_or_else(|| SourceWeightError::Weight(value.to_string()))?;
     }
     Ok(w)
 }
@@ -213,7 +225,7 @@ pub fn run(a: &TrainArgs) -> ToolResult {
             epochs: a.epochs,
             lambda: a.lambda,
             rate: a.rate,
-            source_weights: source_weights(&a.source_weight)?,
+            source_weights: source_weights(&a.source_weight).map_err(ToolError::feature)?,
             stages: a.stages,
             margin: a.margin,
             same_parity: a.same_parity,
@@ -288,7 +300,7 @@ mod tests {
         assert_eq!(w, [0.0, 1.0, 2.5]);
         assert_eq!(source_weights(&[]).unwrap(), [1.0; 3]);
         for bad in ["datagen", "games=1", "logbook=-1", "logbook=x", "wthor=101"] {
-            let e = source_weights(&[bad.into()]).unwrap_err();
+            let e = source_weights(&[bad.into()]).unwrap_err().to_string();
             assert!(e.contains("--source-weight"), "{bad}: {e}");
         }
     }
