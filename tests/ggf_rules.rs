@@ -3,7 +3,7 @@
 //! start and moves, by the library and through `annex serve`'s export and
 //! import over HTTP.
 
-use crate::serve_browser::Server;
+use crate::serve_util::Server;
 use annex::moves::Move;
 use annex::position::Position;
 use annex::record::game::Game;

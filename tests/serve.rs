@@ -2,110 +2,12 @@
 //! small std::net client; the page itself in headless Chromium when it is
 //! installed.
 
+use crate::serve_util::{Page, Server, chromium_or_skip, open_events};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// A running `annex serve --port 0`, killed on drop.
-struct Server {
-    child: Child,
-    /// `127.0.0.1:port`.
-    addr: String,
-}
-
-impl Server {
-    fn start() -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_annex"))
-            .args(["serve", "--port", "0", "--hash", "4"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("cannot start annex serve");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("piped stdout"))
-            .read_line(&mut line)
-            .expect("the URL line");
-        let url = line
-            .trim()
-            .strip_prefix("annex serve: ")
-            .expect("a URL line");
-        let addr = url
-            .strip_prefix("http://")
-            .and_then(|u| u.strip_suffix('/'))
-            .expect("http://host:port/")
-            .to_string();
-        assert!(addr.starts_with("127.0.0.1:"), "binds loopback: {addr}");
-        Server { child, addr }
-    }
-
-    /// One request; the status and the body.
-    fn raw(&self, method: &str, path: &str, body: &[u8]) -> (u16, String) {
-        let mut s = TcpStream::connect(&self.addr).expect("connect");
-        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-        let head = format!(
-            "{method} {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
-             Content-Length: {}\r\nConnection: close\r\n\r\n",
-            self.addr,
-            body.len()
-        );
-        s.write_all(head.as_bytes()).unwrap();
-        // A refused body may close the connection before it is all sent.
-        let _ = s.write_all(body);
-        let mut text = String::new();
-        let _ = s.read_to_string(&mut text);
-        let status = text
-            .split(' ')
-            .nth(1)
-            .and_then(|c| c.parse().ok())
-            .unwrap_or_else(|| panic!("no status line in {text:?}"));
-        let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-        (status, body.to_string())
-    }
-
-    /// A JSON request that must succeed.
-    fn ok(&self, method: &str, path: &str, body: Value) -> Value {
-        let (code, text) = self.raw(method, path, body.to_string().as_bytes());
-        assert_eq!(code, 200, "{method} {path}: {text}");
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}: {text}"))
-    }
-
-    /// A JSON request that must fail with `code` and a JSON error.
-    fn fails(&self, method: &str, path: &str, body: &[u8], code: u16) -> String {
-        let (got, text) = self.raw(method, path, body);
-        assert_eq!(got, code, "{method} {path}: {text}");
-        let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
-        v["error"].as_str().expect("an error message").to_string()
-    }
-
-    /// A new session with `settings`; its id and state.
-    fn session(&self, settings: Value) -> (String, Value) {
-        let v = self.ok("POST", "/api/session", settings);
-        (
-            v["session"].as_str().unwrap().to_string(),
-            v["state"].clone(),
-        )
-    }
-
-    /// POST `/api/<what>?s=<id>`.
-    fn post(&self, id: &str, what: &str, body: Value) -> Value {
-        self.ok("POST", &format!("/api/{what}?s={id}"), body)
-    }
-
-    /// The state once no search runs.
-    fn idle(&self, id: &str) -> Value {
-        self.ok("GET", &format!("/api/state?s={id}&wait=idle"), json!({}))
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn strings(v: &Value) -> Vec<String> {
     v.as_array()
@@ -242,26 +144,9 @@ fn serve_engine_plays_either_colour() {
 
 #[test]
 fn serve_closes_the_oldest_session_past_the_limit() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_annex"))
-        .args(["serve", "--port", "0", "--hash", "1", "--max-sessions", "1"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .trim()
-        .trim_start_matches("annex serve: http://")
-        .trim_end_matches('/');
-    let srv = Server {
-        child,
-        addr: addr.to_string(),
-    };
+    let srv = Server::start_with(&["--hash", "1", "--max-sessions", "1"]);
     let (a, _) = srv.session(json!({}));
-    let mut events = open_events(&srv, &a);
+    let mut events = open_events(&srv.addr, &a, Duration::from_secs(2));
     read_events(&mut events, Duration::from_secs(10), |_| true);
     let (b, _) = srv.session(json!({}));
     srv.fails("GET", &format!("/api/state?s={a}"), b"", 404);
@@ -270,19 +155,6 @@ fn serve_closes_the_oldest_session_past_the_limit() {
     let mut rest = String::new();
     let _ = events.read_to_string(&mut rest);
     assert!(rest.contains("event: closed"), "{rest}");
-}
-
-/// Opens the event stream of session `id`.
-fn open_events(srv: &Server, id: &str) -> BufReader<TcpStream> {
-    let mut s = TcpStream::connect(&srv.addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
-    write!(
-        s,
-        "GET /api/events?s={id} HTTP/1.1\r\nHost: {}\r\n\r\n",
-        srv.addr
-    )
-    .unwrap();
-    BufReader::new(s)
 }
 
 /// Reads events until `done` holds for a state or the time is up; the
@@ -322,7 +194,7 @@ fn read_events(
 fn serve_streams_analysis_updates_and_stops() {
     let srv = Server::start();
     let (id, _) = srv.session(json!({}));
-    let mut events = open_events(&srv, &id);
+    let mut events = open_events(&srv.addr, &id, Duration::from_secs(2));
     let first = read_events(&mut events, Duration::from_secs(10), |_| true);
     assert_eq!(first[0]["searching"], json!(false), "{first:?}");
     let st = srv.post(
@@ -475,19 +347,9 @@ fn serve_loads_and_saves_games() {
     assert_eq!(st3["ply"], json!(0));
 }
 
-/// Debian's Chromium, if installed.
-fn chromium() -> Option<&'static str> {
-    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
-        .into_iter()
-        .find(|p| std::path::Path::new(p).exists())
-}
-
 #[test]
 fn serve_page_in_headless_chromium() {
-    let Some(browser) = chromium() else {
-        eprintln!(
-            "skipped: serve_page_in_headless_chromium needs /usr/bin/chromium (apt-get install chromium)"
-        );
+    let Some(browser) = chromium_or_skip("serve_page_in_headless_chromium") else {
         return;
     };
     let srv = Server::start();
@@ -615,139 +477,15 @@ fn terminal_banner_when_stdin_is_a_terminal() {
     assert!(text.contains("genmove"), "help: {text}");
 }
 
-/// Chromium driven over the DevTools protocol on a pipe
-/// (`--remote-debugging-pipe`: JSON messages ended by NUL on fds 3 and 4).
-struct Browser {
-    child: Child,
-    to: std::process::ChildStdin,
-    from: BufReader<std::process::ChildStdout>,
-    session: String,
-    next: u64,
-    profile: std::path::PathBuf,
-}
-
-impl Browser {
-    fn open(browser: &str, url: &str) -> Browser {
-        let profile = std::env::temp_dir().join(format!("annex-cdp-{}", std::process::id()));
-        let script = format!(
-            "exec {browser} --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
-             --disable-background-networking --disable-component-update --disable-sync \
-             --no-first-run --user-data-dir={} --remote-debugging-pipe '{url}' \
-             3<&0 4>&1 0</dev/null 1>/dev/null",
-            profile.display()
-        );
-        let mut cmd = Command::new("sh");
-        cmd.args(["-c", &script])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        // Its own process group, so that `drop` can end the helpers too.
-        #[cfg(unix)]
-        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-        let mut child = cmd.spawn().expect("chromium starts");
-        let to = child.stdin.take().unwrap();
-        let from = BufReader::new(child.stdout.take().unwrap());
-        let mut b = Browser {
-            child,
-            to,
-            from,
-            session: String::new(),
-            next: 0,
-            profile,
-        };
-        let targets = b.call("Target.getTargets", json!({}));
-        let page = targets["targetInfos"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|t| t["type"] == json!("page"))
-            .expect("a page")["targetId"]
-            .clone();
-        let attached = b.call(
-            "Target.attachToTarget",
-            json!({ "targetId": page, "flatten": true }),
-        );
-        b.session = attached["sessionId"].as_str().unwrap().to_string();
-        b
-    }
-
-    /// Sends a command (to the page once attached) and waits for its result.
-    fn call(&mut self, method: &str, params: Value) -> Value {
-        self.next += 1;
-        let mut msg = json!({ "id": self.next, "method": method, "params": params });
-        if !self.session.is_empty() {
-            msg["sessionId"] = json!(self.session);
-        }
-        self.to.write_all(msg.to_string().as_bytes()).unwrap();
-        self.to.write_all(b"\0").unwrap();
-        self.to.flush().unwrap();
-        loop {
-            let mut buf = Vec::new();
-            let n = self.from.read_until(0, &mut buf).expect("devtools pipe");
-            assert!(n > 0, "chromium closed the pipe");
-            buf.pop();
-            let v: Value = serde_json::from_slice(&buf).unwrap();
-            if v["id"] == json!(self.next) {
-                assert!(v.get("error").is_none(), "{method}: {v}");
-                return v["result"].clone();
-            }
-        }
-    }
-
-    /// Evaluates a JavaScript expression in the page; its value.
-    fn eval(&mut self, expr: &str) -> Value {
-        let r = self.call(
-            "Runtime.evaluate",
-            json!({ "expression": expr, "returnByValue": true }),
-        );
-        r["result"]["value"].clone()
-    }
-
-    /// Waits until `expr` is true in the page (20 s at most).
-    fn wait_for(&mut self, expr: &str) {
-        let end = Instant::now() + Duration::from_secs(20);
-        while Instant::now() < end {
-            if self.eval(expr) == json!(true) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        let dom = self.eval("document.body.innerText");
-        panic!("timed out waiting for {expr}: {dom}");
-    }
-}
-
-impl Drop for Browser {
-    fn drop(&mut self) {
-        // Chromium's helper processes share its process group (they could
-        // otherwise outlive it and write into the profile after it is
-        // removed): the whole group goes.
-        let _ = Command::new("kill")
-            .args(["-KILL", "--", &format!("-{}", self.child.id())])
-            .stderr(Stdio::null())
-            .status();
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        // Files may still be closing: retry until the profile is gone.
-        for _ in 0..20 {
-            let _ = std::fs::remove_dir_all(&self.profile);
-            if !self.profile.exists() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
 #[test]
 fn serve_page_plays_and_streams_in_chromium() {
-    let Some(browser) = chromium() else {
-        eprintln!("skipped: serve_page_plays_and_streams_in_chromium needs /usr/bin/chromium");
+    let Some(Page { srv: _srv, mut b }) = Page::open(
+        "serve_page_plays_and_streams_in_chromium",
+        "?white=human&analyze=1&depth=4",
+        "stream",
+    ) else {
         return;
     };
-    let srv = Server::start();
-    let url = format!("http://{}/?white=human&analyze=1&depth=4", srv.addr);
-    let mut b = Browser::open(browser, &url);
     let hints = "document.querySelectorAll('.hint').length";
     let moves = "document.querySelectorAll('#moves li').length";
     b.wait_for(&format!(

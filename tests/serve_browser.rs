@@ -1,272 +1,12 @@
 //! The page of `annex serve` in a real browser: headless Chromium driven
 //! over the DevTools protocol, with mouse clicks and key presses as a
 //! person makes them. Skipped when `/usr/bin/chromium` is not installed
-//! (`apt-get install chromium`); the HTTP client is shared with the GGF
-//! round trips of `ggf_rules`.
+//! (`apt-get install chromium`); the server and the browser driver are in
+//! `serve_util`.
 
+use crate::serve_util::{Browser, Page};
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
-
-/// A running `annex serve --port 0`, killed on drop.
-pub struct Server {
-    child: Child,
-    /// `127.0.0.1:port`.
-    pub addr: String,
-}
-
-impl Server {
-    pub fn start() -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_annex"))
-            .args(["serve", "--port", "0", "--hash", "4"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("cannot start annex serve");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("piped stdout"))
-            .read_line(&mut line)
-            .expect("the URL line");
-        let addr = line
-            .trim()
-            .strip_prefix("annex serve: http://")
-            .and_then(|u| u.strip_suffix('/'))
-            .unwrap_or_else(|| panic!("a URL line: {line:?}"))
-            .to_string();
-        Server { child, addr }
-    }
-
-    /// One request; the status and the body.
-    pub fn raw(&self, method: &str, path: &str, body: &[u8]) -> (u16, String) {
-        let mut s = TcpStream::connect(&self.addr).expect("connect");
-        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-        let head = format!(
-            "{method} {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
-             Content-Length: {}\r\nConnection: close\r\n\r\n",
-            self.addr,
-            body.len()
-        );
-        s.write_all(head.as_bytes()).unwrap();
-        let _ = s.write_all(body);
-        let mut text = String::new();
-        let _ = s.read_to_string(&mut text);
-        let status = text
-            .split(' ')
-            .nth(1)
-            .and_then(|c| c.parse().ok())
-            .unwrap_or_else(|| panic!("no status line in {text:?}"));
-        let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-        (status, body.to_string())
-    }
-
-    /// A request that must succeed; its body.
-    pub fn text(&self, method: &str, path: &str, body: &Value) -> String {
-        let (code, text) = self.raw(method, path, body.to_string().as_bytes());
-        assert_eq!(code, 200, "{method} {path} {body}: {text}");
-        text
-    }
-
-    /// A JSON request that must succeed.
-    pub fn ok(&self, method: &str, path: &str, body: Value) -> Value {
-        let text = self.text(method, path, &body);
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}: {text}"))
-    }
-
-    /// POST `/api/<what>?s=<id>`.
-    pub fn post(&self, id: &str, what: &str, body: Value) -> Value {
-        self.ok("POST", &format!("/api/{what}?s={id}"), body)
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Debian's Chromium, if installed.
-fn chromium() -> Option<&'static str> {
-    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
-        .into_iter()
-        .find(|p| std::path::Path::new(p).exists())
-}
-
-/// Chromium driven over the DevTools protocol on a pipe
-/// (`--remote-debugging-pipe`: JSON messages ended by NUL on fds 3 and 4).
-struct Browser {
-    child: Child,
-    to: std::process::ChildStdin,
-    from: BufReader<std::process::ChildStdout>,
-    session: String,
-    next: u64,
-    profile: std::path::PathBuf,
-}
-
-impl Browser {
-    fn open(browser: &str, url: &str, name: &str) -> Browser {
-        let profile =
-            std::env::temp_dir().join(format!("annex-board-{name}-{}", std::process::id()));
-        let script = format!(
-            "exec {browser} --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
-             --disable-background-networking --disable-component-update --disable-sync \
-             --no-first-run --window-size=1280,1000 --user-data-dir={} \
-             --remote-debugging-pipe '{url}' 3<&0 4>&1 0</dev/null 1>/dev/null",
-            profile.display()
-        );
-        let mut cmd = Command::new("sh");
-        cmd.args(["-c", &script])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        // Its own process group, so that `drop` ends the helpers too.
-        #[cfg(unix)]
-        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-        let mut child = cmd.spawn().expect("chromium starts");
-        let to = child.stdin.take().unwrap();
-        let from = BufReader::new(child.stdout.take().unwrap());
-        let mut b = Browser {
-            child,
-            to,
-            from,
-            session: String::new(),
-            next: 0,
-            profile,
-        };
-        let targets = b.call("Target.getTargets", json!({})).expect("targets");
-        let page = targets["targetInfos"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|t| t["type"] == json!("page"))
-            .expect("a page")["targetId"]
-            .clone();
-        let attached = b
-            .call(
-                "Target.attachToTarget",
-                json!({ "targetId": page, "flatten": true }),
-            )
-            .expect("attached");
-        b.session = attached["sessionId"].as_str().unwrap().to_string();
-        b
-    }
-
-    /// Sends a command (to the page once attached) and waits for its
-    /// result, or its error.
-    fn call(&mut self, method: &str, params: Value) -> Result<Value, Value> {
-        self.next += 1;
-        let mut msg = json!({ "id": self.next, "method": method, "params": params });
-        if !self.session.is_empty() {
-            msg["sessionId"] = json!(self.session);
-        }
-        self.to.write_all(msg.to_string().as_bytes()).unwrap();
-        self.to.write_all(b"\0").unwrap();
-        self.to.flush().unwrap();
-        loop {
-            let mut buf = Vec::new();
-            let n = self.from.read_until(0, &mut buf).expect("devtools pipe");
-            assert!(n > 0, "chromium closed the pipe");
-            buf.pop();
-            let v: Value = serde_json::from_slice(&buf).unwrap();
-            if v["id"] == json!(self.next) {
-                return match v.get("error") {
-                    Some(e) => Err(e.clone()),
-                    None => Ok(v["result"].clone()),
-                };
-            }
-        }
-    }
-
-    /// Evaluates a JavaScript expression in the page; its value (null
-    /// while the page is loading or when it throws).
-    fn eval(&mut self, expr: &str) -> Value {
-        let params = json!({ "expression": expr, "returnByValue": true });
-        match self.call("Runtime.evaluate", params) {
-            Ok(r) if r.get("exceptionDetails").is_none() => r["result"]["value"].clone(),
-            _ => Value::Null,
-        }
-    }
-
-    /// Waits until `expr` is true in the page (30 s at most).
-    fn wait_for(&mut self, expr: &str) {
-        let end = Instant::now() + Duration::from_secs(30);
-        while Instant::now() < end {
-            if self.eval(expr) == json!(true) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(30));
-        }
-        let text = self.eval("document.body.innerText");
-        panic!("timed out waiting for {expr}: {text}");
-    }
-
-    /// A real mouse click at a point of the element `selector` (`fx`, `fy`:
-    /// fractions of its width and height).
-    fn click_at(&mut self, selector: &str, fx: f64, fy: f64) {
-        let js = format!(
-            "(() => {{ const e = document.querySelector({sel}); e.scrollIntoView({{block: 'center'}});
-               const r = e.getBoundingClientRect();
-               return [r.left + r.width * {fx}, r.top + r.height * {fy}]; }})()",
-            sel = json!(selector)
-        );
-        let p = self.eval(&js);
-        let (x, y) = (p[0].as_f64().expect(selector), p[1].as_f64().unwrap());
-        for kind in ["mousePressed", "mouseReleased"] {
-            let ev = json!({ "type": kind, "x": x, "y": y, "button": "left", "clickCount": 1 });
-            self.call("Input.dispatchMouseEvent", ev).expect("a click");
-        }
-    }
-
-    fn click(&mut self, selector: &str) {
-        self.click_at(selector, 0.5, 0.5);
-    }
-
-    /// A real key press: `key` with its key code, `modifiers` as CDP has
-    /// them (2: Ctrl).
-    fn key(&mut self, key: &str, code: u32, modifiers: u32) {
-        for kind in ["rawKeyDown", "keyUp"] {
-            let ev = json!({
-                "type": kind, "key": key, "code": key, "modifiers": modifiers,
-                "windowsVirtualKeyCode": code, "nativeVirtualKeyCode": code,
-            });
-            self.call("Input.dispatchKeyEvent", ev).expect("a key");
-        }
-    }
-
-    /// Reloads the page (the old page is marked, so that a wait cannot
-    /// mistake it for the new one).
-    fn reload(&mut self) {
-        self.eval("document.body.dataset.restored = 'reloading'");
-        self.call("Page.reload", json!({})).expect("reload");
-    }
-
-    fn navigate(&mut self, url: &str) {
-        self.eval("document.body.dataset.restored = 'reloading'");
-        self.call("Page.navigate", json!({ "url": url }))
-            .expect("navigate");
-    }
-}
-
-impl Drop for Browser {
-    fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .args(["-KILL", "--", &format!("-{}", self.child.id())])
-            .stderr(Stdio::null())
-            .status();
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        for _ in 0..20 {
-            let _ = std::fs::remove_dir_all(&self.profile);
-            if !self.profile.exists() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
+use std::time::Duration;
 
 /// The whole line the page shows (moves and undone moves).
 const LINE: &str = "state.moves.concat(state.redo).join(' ')";
@@ -287,16 +27,13 @@ fn line_of(transcript: &str) -> String {
 
 #[test]
 fn browser_plays_a_full_game_against_the_engine_by_clicks() {
-    let Some(browser) = chromium() else {
-        eprintln!("skipped: needs /usr/bin/chromium (apt-get install chromium)");
+    let Some(Page { srv, mut b }) = Page::open(
+        "browser_plays_a_full_game_against_the_engine_by_clicks",
+        "?level=depth:2",
+        "game",
+    ) else {
         return;
     };
-    let srv = Server::start();
-    let mut b = Browser::open(
-        browser,
-        &format!("http://{}/?level=depth:2", srv.addr),
-        "game",
-    );
     wait_quiet(&mut b);
     // A newcomer plays X against the engine, the level in view.
     assert_eq!(
@@ -361,13 +98,13 @@ fn browser_plays_a_full_game_against_the_engine_by_clicks() {
 
 #[test]
 fn browser_browses_without_changing_the_game() {
-    let Some(browser) = chromium() else {
-        eprintln!("skipped: needs /usr/bin/chromium (apt-get install chromium)");
+    let Some(Page { srv, mut b }) = Page::open(
+        "browser_browses_without_changing_the_game",
+        &format!("?moves={GAME}"),
+        "browse",
+    ) else {
         return;
     };
-    let srv = Server::start();
-    let url = format!("http://{}/?moves={GAME}", srv.addr);
-    let mut b = Browser::open(browser, &url, "browse");
     let whole = json!(line_of(GAME));
     b.wait_for("typeof state !== 'undefined' && state !== null && state.moves.length === 60");
     wait_quiet(&mut b);
@@ -448,16 +185,13 @@ fn browser_browses_without_changing_the_game() {
 
 #[test]
 fn browser_reload_restores_the_game() {
-    let Some(browser) = chromium() else {
-        eprintln!("skipped: needs /usr/bin/chromium (apt-get install chromium)");
+    let Some(Page { srv, mut b }) = Page::open(
+        "browser_reload_restores_the_game",
+        "?level=depth:2&tie=second&scoring=count",
+        "reload",
+    ) else {
         return;
     };
-    let srv = Server::start();
-    let url = format!(
-        "http://{}/?level=depth:2&tie=second&scoring=count",
-        srv.addr
-    );
-    let mut b = Browser::open(browser, &url, "reload");
     b.wait_for("typeof state !== 'undefined' && state !== null && state.rules.tie === 'second'");
     for _ in 0..3 {
         b.wait_for("state.side === 'X' && !state.searching && !state.must_pass");
@@ -506,16 +240,14 @@ fn browser_reload_restores_the_game() {
 
 #[test]
 fn browser_plays_a_forced_pass_by_itself_with_a_note() {
-    let Some(browser) = chromium() else {
-        eprintln!("skipped: needs /usr/bin/chromium (apt-get install chromium)");
-        return;
-    };
-    let srv = Server::start();
     // O a1, X b1, X to move: X has no move and must pass; O (a person
     // here) then has c1.
     let board = format!("OX{}%20X", "-".repeat(62));
-    let url = format!("http://{}/?board={board}&white=human", srv.addr);
-    let mut b = Browser::open(browser, &url, "pass");
+    let query = format!("?board={board}&white=human");
+    let test = "browser_plays_a_forced_pass_by_itself_with_a_note";
+    let Some(Page { srv: _srv, mut b }) = Page::open(test, &query, "pass") else {
+        return;
+    };
     b.wait_for("typeof state !== 'undefined' && state !== null && state.moves.length === 1");
     assert_eq!(b.eval("state.moves"), json!(["pass"]));
     assert_eq!(b.eval("state.side"), json!("O"));

@@ -1,6 +1,7 @@
 //! `annex serve` under hostile or careless clients: the real binary on a
 //! free loopback port, real sockets, bounded counts and short timeouts.
 
+use crate::serve_util::open_events;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -111,15 +112,7 @@ impl Srv {
 
     /// The event stream of session `id`, after its first state.
     fn events(&self, id: &str) -> BufReader<TcpStream> {
-        let mut s = TcpStream::connect(&self.addr).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        write!(
-            s,
-            "GET /api/events?s={id} HTTP/1.1\r\nHost: {}\r\n\r\n",
-            self.addr
-        )
-        .unwrap();
-        let mut r = BufReader::new(s);
+        let mut r = open_events(&self.addr, id, Duration::from_secs(10));
         let mut line = String::new();
         r.read_line(&mut line).unwrap();
         assert!(line.contains(" 200 "), "{line}");
@@ -259,16 +252,8 @@ fn serve_long_requests_do_not_starve_others_and_free_their_slots() {
     // A closed stream frees its slot at once (well before a keepalive).
     let start = Instant::now();
     let freed = eventually(Duration::from_secs(3), || {
-        let mut s = TcpStream::connect(&srv.addr).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-        write!(
-            s,
-            "GET /api/events?s={id} HTTP/1.1\r\nHost: {}\r\n\r\n",
-            srv.addr
-        )
-        .unwrap();
         let mut line = String::new();
-        let _ = BufReader::new(s).read_line(&mut line);
+        let _ = open_events(&srv.addr, &id, Duration::from_secs(5)).read_line(&mut line);
         line.contains(" 200 ")
     });
     assert!(freed, "no slot after {:?}", start.elapsed());

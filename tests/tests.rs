@@ -1,6 +1,7 @@
 //! Integration tests: one target, modules per concept.
 
 mod util;
+mod serve_util;
 
 mod perft;
 mod reference;
