@@ -257,9 +257,10 @@ impl Browser {
         }
     }
 
-    /// Waits until `expr` is true in the page (30 s at most).
+    /// Waits until `expr` is true in the page (60 s at most: a loaded
+    /// machine can be slow, and a hang still fails).
     pub fn wait_for(&mut self, expr: &str) {
-        let end = Instant::now() + Duration::from_secs(30);
+        let end = Instant::now() + Duration::from_secs(60);
         while Instant::now() < end {
             if self.eval(expr) == json!(true) {
                 return;
