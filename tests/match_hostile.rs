@@ -269,17 +269,16 @@ fn match_ends_the_engines_grandchildren() {
     assert!(left.is_empty(), "grandchildren still running: {left:?}");
 }
 
-#[test]
-fn match_second_run_on_one_out_is_refused() {
-    let dir = scratch("lock");
-    let out = dir.join("out");
-    let out_s = out.display().to_string();
-    // A match that takes a few seconds: a silent engine, hung after 1 s.
+/// Starts a match on `out` whose first engine stays silent (it hangs
+/// after `hang` seconds), and waits until it holds the folder's lock.
+/// Returns the match and the lock file's expected text (`pid N`).
+fn locked_match(out: &Path, hang: &str) -> (std::process::Child, String) {
     let a = format!("a={} --mode silent --at-ply 0", fake());
     let b = format!("b={}", fake());
-    let mut first = Command::new(env!("CARGO_BIN_EXE_annex"))
+    let first = Command::new(env!("CARGO_BIN_EXE_annex"))
         .args(["match", "--engine", &a, "--engine", &b, "--games", "2"])
-        .args(["--depth", "1", "--hang", "1", "--out", &out_s])
+        .args(["--depth", "1", "--hang", hang, "--out"])
+        .arg(out)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -291,6 +290,18 @@ fn match_second_run_on_one_out_is_refused() {
         assert!(t0.elapsed() < HANG, "no lock taken");
         std::thread::sleep(Duration::from_millis(10));
     }
+    (first, want)
+}
+
+#[test]
+fn match_second_run_on_one_out_is_refused() {
+    let dir = scratch("lock");
+    let out = dir.join("out");
+    let out_s = out.display().to_string();
+    // A match that takes a few seconds: a silent engine, hung after 1 s.
+    let (mut first, want) = locked_match(&out, "1");
+    let lock = out.join("match.lock");
+    let b = format!("b={}", fake());
     let good = format!("a={}", fake());
     let o = annex_match(&[
         "--engine", &good, "--engine", &b, "--games", "2", "--depth", "1", "--out", &out_s,
@@ -316,22 +327,9 @@ fn match_lock_of_a_killed_match_is_taken_over() {
     let dir = scratch("lock-stale");
     let out = dir.join("out");
     let out_s = out.display().to_string();
-    let a = format!("a={} --mode silent --at-ply 0", fake());
-    let b = format!("b={}", fake());
-    let mut first = Command::new(env!("CARGO_BIN_EXE_annex"))
-        .args(["match", "--engine", &a, "--engine", &b, "--games", "2"])
-        .args(["--depth", "1", "--hang", "30", "--out", &out_s])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let (mut first, want) = locked_match(&out, "30");
     let lock = out.join("match.lock");
-    let want = format!("pid {}", first.id());
-    let t0 = Instant::now();
-    while std::fs::read_to_string(&lock).unwrap_or_default().trim() != want {
-        assert!(t0.elapsed() < HANG, "no lock taken");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let b = format!("b={}", fake());
     // Killed: the lock file keeps its pid, the lock itself is gone.
     first.kill().unwrap();
     first.wait().unwrap();

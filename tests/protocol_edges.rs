@@ -14,15 +14,6 @@ fn uci(a: &mut Annex) {
     a.send("setoption name OwnBook value false");
 }
 
-/// The lines after `line` up to `readyok`.
-fn answer(a: &mut Annex, line: &str) -> Vec<String> {
-    a.send(line);
-    a.send("isready");
-    let mut got = a.until_prefix("readyok");
-    got.pop();
-    got
-}
-
 /// `VmHWM` (peak resident memory) of `pid` in bytes, where Linux has it.
 fn peak_memory(pid: u32) -> Option<u64> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
@@ -64,7 +55,7 @@ fn cr_alone_ends_a_line() {
 fn control_characters_are_escaped() {
     let mut a = Annex::spawn(&[]);
     uci(&mut a);
-    let got = answer(&mut a, "po\0si\u{1b}[2Jtion startpos");
+    let got = a.answer("po\0si\u{1b}[2Jtion startpos");
     assert_eq!(got.len(), 1, "{got:?}");
     let l = &got[0];
     assert!(l.contains("po\\u{0}si\\u{1b}[2Jtion"), "{l:?}");
@@ -81,26 +72,26 @@ fn long_lines_are_bounded() {
     let mut a = Annex::spawn(&[]);
     uci(&mut a);
     a.send("position startpos moves f5");
-    let before = answer(&mut a, "d");
+    let before = a.answer("d");
     let huge = format!("position startpos moves f5 d6 a1 {}", "c3 ".repeat(3 << 20));
     let t = Instant::now();
-    let got = answer(&mut a, &huge);
+    let got = a.answer(&huge);
     assert_eq!(got.len(), 1, "{got:?}");
     assert!(
         got[0].starts_with("info string error: line 'position startpos moves f5 d6 a1 c3")
             && got[0].contains(&format!("…({} bytes)' is over the limit", huge.len())),
         "{got:?}"
     );
-    assert_eq!(answer(&mut a, "d"), before, "the position changed");
+    assert_eq!(a.answer("d"), before, "the position changed");
     if let Some(peak) = peak_memory(a.pid()) {
         assert!(peak < 200 << 20, "peak memory {} MiB", peak >> 20);
     }
     // Under the limit: the error names ply 3, the rest is never parsed.
     let long = format!("position startpos moves f5 d6 a1 {}", "zz ".repeat(200_000));
-    let got = answer(&mut a, &long);
+    let got = a.answer(&long);
     assert_eq!(got.len(), 1, "{got:?}");
     assert!(got[0].contains("ply 3 'a1'"), "{got:?}");
-    assert_eq!(answer(&mut a, "d"), before, "the position changed");
+    assert_eq!(a.answer("d"), before, "the position changed");
     assert!(t.elapsed() < Duration::from_secs(15), "{:?}", t.elapsed());
 }
 
@@ -158,7 +149,7 @@ fn engine_files_must_be_small_regular_files() {
     for option in ["BookFile", "EvalFile"] {
         for p in &paths {
             let t = Instant::now();
-            let got = answer(&mut a, &format!("setoption name {option} value {p}"));
+            let got = a.answer(&format!("setoption name {option} value {p}"));
             assert_eq!(got.len(), 1, "{option} {p}: {got:?}");
             assert!(got[0].starts_with("info string error:"), "{got:?}");
             let why = if p.ends_with("big.bin") {
@@ -218,7 +209,7 @@ fn go_does_not_pay_for_the_table() {
             || got.iter().all(|l| !l.contains("hash table")),
         "{got:?}"
     );
-    let got = answer(&mut a, "ucinewgame");
+    let got = a.answer("ucinewgame");
     assert!(!got.iter().any(|l| l.contains("error")), "{got:?}");
 }
 

@@ -11,15 +11,6 @@ fn uci(a: &mut Annex) {
     a.until_prefix("readyok");
 }
 
-/// The lines up to `readyok` after sending `line` then `isready`.
-fn answer(a: &mut Annex, line: &str) -> Vec<String> {
-    a.send(line);
-    a.send("isready");
-    let mut got = a.until_prefix("readyok");
-    got.pop();
-    got
-}
-
 /// "End of input": a search with no depth, node or time limit is stopped
 /// at end of input and answered, as an infinite one is; before, it went
 /// on to depth 33 and beyond and the process never exited.
@@ -74,7 +65,7 @@ fn numbers_out_of_range_one_error_line() {
         ("setoption name Hash value 0", "'0'"),
         ("setoption name Move Overhead value 10001", "'10001'"),
     ] {
-        let got = answer(&mut a, bad);
+        let got = a.answer(bad);
         assert_eq!(got.len(), 1, "{bad}: {got:?}");
         assert!(
             got[0].starts_with("info string error: ")
@@ -91,7 +82,7 @@ fn numbers_out_of_range_one_error_line() {
         lines.iter().all(|l| !l.contains(" multipv 2 ")),
         "{lines:?}"
     );
-    let d = answer(&mut a, "d");
+    let d = a.answer("d");
     assert!(d.iter().any(|l| l == "moves f5 d6"), "{d:?}");
     // The largest values still pass.
     a.send("go depth 1 multipv 64 movestogo 1000 btime 1000 wtime 1000");
@@ -149,7 +140,7 @@ fn state_does_not_change_under_a_search() {
         ("setoption name Move Overhead value 100", "while searching"),
         ("setoption name Tie value second", "while searching"),
     ] {
-        let got = answer(&mut a, cmd);
+        let got = a.answer(cmd);
         let errs: Vec<&String> = got
             .iter()
             .filter(|l| !l.starts_with("info depth"))
@@ -182,7 +173,7 @@ fn truncated_book_file_names_the_path() {
     let mut a = Annex::spawn(&[]);
     uci(&mut a);
     let p = path.display().to_string();
-    let got = answer(&mut a, &format!("setoption name BookFile value {p}"));
+    let got = a.answer(&format!("setoption name BookFile value {p}"));
     let _ = std::fs::remove_dir_all(&dir);
     let want = format!("info string error: cannot read book: {p}: ");
     assert_eq!(got.len(), 1, "{got:?}");
@@ -218,7 +209,7 @@ fn huge_token_error_line_is_short() {
         // Read as moves two letters at a time: the first pair is wrong.
         (format!("position startpos moves f5 {huge}"), false),
     ] {
-        let got = answer(&mut a, &line);
+        let got = a.answer(&line);
         assert_eq!(got.len(), 1, "{:?}", &line[..40]);
         assert!(
             got[0].starts_with("info string error: ") && got[0].len() < 300,
@@ -237,9 +228,9 @@ fn uppercase_command_words() {
     let mut a = Annex::spawn(&[]);
     a.send("UCI");
     a.until_prefix("uciok");
-    assert!(answer(&mut a, "SetOption Name MULTIPV Value 2").is_empty());
-    assert!(answer(&mut a, "POSITION STARTPOS MOVES F5 D6").is_empty());
-    let d = answer(&mut a, "D");
+    assert!(a.answer("SetOption Name MULTIPV Value 2").is_empty());
+    assert!(a.answer("POSITION STARTPOS MOVES F5 D6").is_empty());
+    let d = a.answer("D");
     assert!(d.iter().any(|l| l == "moves f5 d6"), "{d:?}");
     a.send("GO DEPTH 2 SEARCHMOVES C3 C5");
     let lines = a.until_prefix("bestmove");
@@ -256,7 +247,7 @@ fn uppercase_command_words() {
     a.send("STOP");
     a.expect_prefix("bestmove");
     assert_eq!(
-        answer(&mut a, "PERFT 2 DIVIDE")
+        a.answer("PERFT 2 DIVIDE")
             .last()
             .map(|l| l.starts_with("perft depth 2")),
         Some(true)

@@ -224,6 +224,15 @@ impl Annex {
         }
     }
 
+    /// The lines up to `readyok` after sending `line` then `isready`.
+    pub fn answer(&mut self, line: &str) -> Vec<String> {
+        self.send(line);
+        self.send("isready");
+        let mut got = self.until_prefix("readyok");
+        got.pop();
+        got
+    }
+
     /// Lines up to and including the first that starts with `prefix`.
     pub fn until_prefix(&mut self, prefix: &str) -> Vec<String> {
         let p = prefix.to_string();
