@@ -11,6 +11,10 @@
 
 /// Ranges of the numeric arguments.
 pub mod args;
+/// `annex book`: build, probe and show the opening book.
+pub mod book;
+/// `annex perft`: leaf counts under the rules and pass conventions.
+pub mod perft;
 
 use crate::eval::{EvalError, WeightsError};
 use crate::rules::{Flips, ParseRuleError, RuleSet, Scoring, Start, Tie};

@@ -1,4 +1,7 @@
-//! Annex: an Othello/Reversi engine.
+//! Annex: an Othello/Reversi engine, the `annex` executable's library: the
+//! tools (`analyze`, `match`, `datagen`, `train`, `solve`, `bench`, `serve`,
+//! `solo`) over the engine library `annex-core` and the protocols
+//! `annex-protocol`, which it re-exports.
 //!
 //! Modules are listed lowest layer first; a module uses only those above it
 //! in this list (`rustfmt.toml` keeps this order). Each feature owns its
@@ -6,46 +9,21 @@
 //! feature that is only a command, in its own file.
 #![warn(missing_docs)]
 
-// The core layers, square -> rules -> bitboard -> board -> moves ->
-// position -> eval -> search -> engine -> protocol, and the modules that
-// sit between them (the shared rule flags, records, perft, the book).
+// The engine library (`crates/annex-core`) and the protocols
+// (`crates/annex-protocol`), re-exported under their module names so that
+// `annex::board`, `annex::engine` or `annex::protocol` name them here too.
+pub use annex_core::{
+    bitboard, board, book, engine, eval, fileio, moves, perft, position, record, rng, rules,
+    search, square,
+};
+pub use annex_protocol as protocol;
 
-// The one small pseudo-random generator (SplitMix64).
-pub mod rng;
-// Files read within bounds (regular files of a stated size) and written
-// whole (temporary file + rename).
-pub mod fileio;
-// Squares a1..h8 and the 8 directions.
-pub mod square;
-// The rule options of RULES.md.
-pub mod rules;
-// `u64` helpers: rays, shifts, symmetries.
-pub mod bitboard;
-// `Board {player, opponent}`: legal moves, flips, scores.
-pub mod board;
-// `Move`, `MoveList`, rule-aware move generation and play.
-pub mod moves;
-// `Position` (absolute side), board strings, transcripts, OBF.
-pub mod position;
-// Game records: the protocol's game, GGF, match records, game databases.
-pub mod record;
-// Static evaluation: interface and evaluators.
-pub mod eval;
-// What the command-line tools share: the rule flags, argument ranges, and
+// What the command-line tools share: the rule flags, argument ranges, the
+// command-line faces of the engine's own features (`perft`, `book`), and
 // `ToolError`, the binary's edge that wraps the features' typed errors.
 pub mod cli;
 // The tools' data folder: `--data`'s default (`$ANNEX_DATA`, else `data`).
 pub mod datadir;
-// Leaf counting under three pass conventions (`annex perft`).
-pub mod perft;
-// The opening book: format, lookup, building (`annex book`).
-pub mod book;
-// Search: PVS, endgame solver, transposition table, threads.
-pub mod search;
-// The engine facade: options, non-blocking search, events.
-pub mod engine;
-// The protocols: UCI-style, NBoard, GTP; the only stdout writer.
-pub mod protocol;
 
 // Tools on top of the core.
 

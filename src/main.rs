@@ -35,10 +35,10 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Count the leaves of the game tree.
-    Perft(annex::perft::cli::PerftArgs),
+    Perft(annex::cli::perft::PerftArgs),
     /// Build or query the opening book.
     #[command(subcommand)]
-    Book(annex::book::cli::BookCommand),
+    Book(annex::cli::book::BookCommand),
     /// The solo puzzle: play dealt games with a player, or interactively.
     Solo(annex::solo::cli::SoloArgs),
     /// Solve the positions of an OBF file exactly (or WLD) and check them.
@@ -108,8 +108,8 @@ fn main() -> ExitCode {
             }
             run_protocol(cli.protocol, &cli.options)
         }
-        Some(Command::Perft(a)) => annex::perft::cli::run(&a),
-        Some(Command::Book(c)) => annex::book::cli::run(&c),
+        Some(Command::Perft(a)) => annex::cli::perft::run(&a),
+        Some(Command::Book(c)) => annex::cli::book::run(&c),
         Some(Command::Solo(a)) => annex::solo::cli::run(&a),
         Some(Command::Solve(a)) => match env_config() {
             Ok(c) => annex::solve::run(&a, &c),

@@ -1,15 +1,11 @@
 //! The ranges of the tools' numeric arguments, written once: clap value
 //! parsers that reject a value out of range with exit code 2 and a message
-//! naming the range. The limits here are the one home of the ranges that
-//! the engine options (`Threads`, `Hash`, `MultiPV`) and the protocols
-//! (`go depth`, NBoard's `set depth`) use too.
+//! naming the range. The engine's own limits (depth, `Threads`, `Hash`,
+//! `MultiPV`) live with the engine and are re-exported here.
 
 use clap::builder::{RangedU64ValueParser, TypedValueParser, ValueParser};
 
-/// Deepest search a tool accepts (NBoard's `set depth` range; a depth at
-/// least the number of empties is an exact solve, and a game has at most
-/// 60 moves).
-pub const MAX_DEPTH: u32 = 60;
+pub use crate::engine::{MAX_DEPTH, MAX_HASH_MB, MAX_MULTIPV, MAX_THREADS};
 
 /// Deepest `annex perft`: the leaf counts are `u64`. The start position's
 /// count at depth 20 (OEIS A124004) is 3.5e17, fifty times below `u64::MAX`;
@@ -20,15 +16,6 @@ pub const MAX_PERFT_DEPTH: u32 = 20;
 
 /// Longest time in milliseconds (the protocol reads times as `i64`).
 pub const MAX_MILLIS: u64 = i64::MAX as u64;
-
-/// Most lines of a multi-PV search (the `MultiPV` option's maximum).
-pub const MAX_MULTIPV: usize = 64;
-
-/// Largest `Hash` in MiB.
-pub const MAX_HASH_MB: usize = 1 << 16;
-
-/// Largest `Threads`.
-pub const MAX_THREADS: usize = 256;
 
 /// Search and worker threads: 1 to the engine's `Threads` maximum.
 pub fn threads() -> RangedU64ValueParser<usize> {

@@ -1,0 +1,503 @@
+//! GTP v2 for GoGui, Quarry and gogui-twogtp: `protocol.md`, section "GTP".
+//!
+//! GTP is synchronous: `genmove` waits for the search (a `quit` or a GoGui
+//! `# interrupt` line stops it at once through the reader thread). Vertices
+//! are Othello square names (`f5`; `a1` = top-left as in `RULES.md`), the
+//! convention of Edax, so that gogui-twogtp games between the two agree.
+
+use super::quote_token;
+use super::reply::final_result;
+use super::uci::checked_move;
+use super::{Flow, Handler, Out};
+use annex_core::board::Color;
+use annex_core::engine::{Engine, EngineEvent, OptionEffect};
+use annex_core::moves::{Move, MoveError};
+use annex_core::position::Position;
+use annex_core::record::game::{Game, color_name};
+use annex_core::search::Limits;
+use annex_core::square::Square;
+use crossbeam_channel::Receiver;
+use std::io;
+use std::time::{Duration, Instant};
+
+/// Every command, in `list_commands` order.
+const COMMANDS: &[&str] = &[
+    "protocol_version",
+    "name",
+    "version",
+    "known_command",
+    "list_commands",
+    "quit",
+    "boardsize",
+    "clear_board",
+    "komi",
+    "play",
+    "genmove",
+    "reg_genmove",
+    "undo",
+    "showboard",
+    "time_settings",
+    "time_left",
+    "final_score",
+    "set_game",
+    "list_games",
+    "gogui-interrupt",
+    "gogui-rules_game_id",
+    "gogui-rules_board_size",
+    "gogui-rules_board",
+    "gogui-rules_legal_moves",
+    "gogui-rules_side_to_move",
+    "gogui-rules_final_result",
+    "annex-setoption",
+];
+
+/// Default thinking time of `genmove` without a clock.
+const DEFAULT_MOVE_TIME_MS: u64 = 1000;
+
+/// Whether `w` is one of our GTP commands.
+pub(super) fn is_gtp_command(w: &str) -> bool {
+    COMMANDS.iter().any(|c| c.eq_ignore_ascii_case(w))
+}
+
+/// How many arguments a command takes: (least, most; `None` = any).
+fn arity(cmd: &str) -> (usize, Option<usize>) {
+    match cmd {
+        "known_command" | "boardsize" | "komi" | "genmove" | "reg_genmove" => (1, Some(1)),
+        "play" => (2, Some(2)),
+        "time_settings" | "time_left" => (3, Some(3)),
+        "set_game" => (1, None),
+        // The value may hold blanks.
+        "annex-setoption" => (2, None),
+        _ => (0, Some(0)),
+    }
+}
+
+/// The arguments of `cmd` are as many as it takes.
+fn check_arity(cmd: &str, args: &[&str]) -> Result<(), String> {
+    let (least, most) = arity(cmd);
+    if args.len() < least {
+        return Err(format!("{cmd}: missing argument"));
+    }
+    match most.and_then(|m| args.get(m)) {
+        Some(extra) => Err(format!("{cmd}: unexpected token '{}'", quote_token(extra))),
+        None => Ok(()),
+    }
+}
+
+/// Clock state from `time_settings` / `time_left`.
+#[derive(Clone, Copy, Debug, Default)]
+struct Clock {
+    main: Duration,
+    byo_time: Duration,
+    byo_stones: u32,
+    /// `time_left` per colour: (seconds, stones).
+    left: [Option<(Duration, u32)>; 2],
+}
+
+pub(super) struct Gtp {
+    engine: Engine,
+    events: Receiver<EngineEvent>,
+    game: Game,
+    clock: Option<Clock>,
+    movetime: Duration,
+    depth: Option<u32>,
+}
+
+type Reply = Result<String, String>;
+
+fn parse_color(s: &str) -> Result<Color, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "b" | "black" => Ok(Color::Black),
+        "w" | "white" => Ok(Color::White),
+        _ => Err(format!("invalid color '{}'", quote_token(s))),
+    }
+}
+
+fn vertex(m: Move) -> String {
+    match m.to_square() {
+        Some(sq) => {
+            let mut s = sq.to_string().to_ascii_uppercase();
+            if let Some(d) = m.direction() {
+                s.push_str(&format!(":{d}"));
+            }
+            s
+        }
+        None => "pass".into(),
+    }
+}
+
+fn result_text(pos: &Position, game: &Game) -> String {
+    let (diff, winner) = final_result(pos, &game.rules());
+    match winner {
+        Some(Color::Black) => format!("B+{diff}"),
+        Some(Color::White) => format!("W+{}", -diff),
+        None => "0".into(),
+    }
+}
+
+impl Gtp {
+    pub(super) fn new(engine: Engine, events: Receiver<EngineEvent>) -> Gtp {
+        let game = Game::new(engine.rules());
+        Gtp {
+            engine,
+            events,
+            game,
+            clock: None,
+            movetime: Duration::from_millis(DEFAULT_MOVE_TIME_MS),
+            depth: None,
+        }
+    }
+
+    fn limits(&self, pos: &Position) -> Limits {
+        let mut l = Limits {
+            depth: self.depth,
+            movetime: Some(self.movetime),
+            ..Limits::default()
+        };
+        let Some(c) = self.clock else {
+            return l;
+        };
+        let side = pos.side as usize;
+        // (time left, moves to play in it); `None` moves = sudden death.
+        let (left, moves) = match c.left[side] {
+            Some((left, stones)) if stones > 0 => (left, Some(stones)),
+            Some((left, _)) if left > Duration::ZERO || c.byo_stones == 0 => (left, None),
+            // Main time used up: a byo-yomi period starts.
+            Some(_) => (c.byo_time, Some(c.byo_stones)),
+            None if c.main > Duration::ZERO => (c.main, None),
+            None if c.byo_stones > 0 => (c.byo_time, Some(c.byo_stones)),
+            // time_settings 0 0 0 means no time limit.
+            None => return l,
+        };
+        l.time[side] = Some(left);
+        l.movestogo = moves;
+        // The clock replaces the default move time; the engine plans.
+        l.movetime = None;
+        l
+    }
+
+    /// Searches for `color` and plays the move unless `reg` (GTP
+    /// `reg_genmove`: answer only).
+    fn genmove(&mut self, color: Color, reg: bool) -> Reply {
+        let rules = self.game.rules();
+        let mut pos = self.game.current();
+        if pos.is_game_over(&rules) {
+            return Ok("pass".into());
+        }
+        if pos.side != color {
+            if pos.must_pass(&rules) {
+                self.game.play(Move::PASS).map_err(|e| e.to_string())?;
+                pos = self.game.current();
+            } else {
+                return Err(format!("it is {}'s turn", color_name(pos.side)));
+            }
+        }
+        if pos.legal_moves(&rules).is_empty() {
+            // Must pass, or the game is over: GTP's answer is pass either way.
+            if pos.must_pass(&rules) && !reg {
+                self.game.play(Move::PASS).map_err(|e| e.to_string())?;
+            }
+            return Ok("pass".into());
+        }
+        let limits = self.limits(&pos);
+        let t = Instant::now();
+        self.engine.go(pos, limits);
+        // The engine promises one BestMove per `go`: wait for it.
+        let best = self.events.iter().find_map(|ev| match ev {
+            EngineEvent::BestMove(b) => Some(b.best),
+            _ => None,
+        });
+        log::info!("genmove {:?} in {:?}", best, t.elapsed());
+        let m = checked_move(&pos, &rules, best.unwrap_or(Move::PASS));
+        if reg {
+            return Ok(vertex(m));
+        }
+        let m = self.game.play(m).map_err(|e| e.to_string())?;
+        Ok(vertex(m))
+    }
+
+    fn board_rows(&self) -> String {
+        let pos = self.game.current();
+        // GoGui draws GTP row 8 on top: rows 8..1 of the square names.
+        let mut rows = Vec::new();
+        for row in (0..8u8).rev() {
+            let mut s = String::new();
+            for col in 0..8u8 {
+                let sq = Square::from_coords(col, row).expect("on the board");
+                s.push(match pos.at(sq) {
+                    Some(Color::Black) => 'X',
+                    Some(Color::White) => 'O',
+                    None => '.',
+                });
+                if col < 7 {
+                    s.push(' ');
+                }
+            }
+            rows.push(s);
+        }
+        rows.join("\n")
+    }
+
+    fn command(&mut self, cmd: &str, args: &[&str]) -> Reply {
+        let rules = self.game.rules();
+        if !is_gtp_command(cmd) {
+            return Err(format!("unknown command '{}'", quote_token(cmd)));
+        }
+        check_arity(cmd, args)?;
+        match cmd {
+            "protocol_version" => Ok("2".into()),
+            "name" => Ok("Annex".into()),
+            "version" => Ok(env!("CARGO_PKG_VERSION").into()),
+            "known_command" => Ok(is_gtp_command(args[0]).to_string()),
+            "list_commands" => Ok(COMMANDS.join("\n")),
+            "boardsize" => match args[0].parse::<u32>() {
+                Ok(8) => Ok(String::new()),
+                _ => Err("unacceptable size".into()),
+            },
+            "clear_board" => {
+                self.engine.new_game();
+                self.game = Game::new(self.engine.rules());
+                Ok(String::new())
+            }
+            "komi" => match args[0].parse::<f64>() {
+                Ok(k) if k.is_finite() => Ok(String::new()),
+                _ => Err(format!(
+                    "syntax error: invalid komi '{}'",
+                    quote_token(args[0])
+                )),
+            },
+            "play" => self.play(args),
+            "genmove" | "reg_genmove" => {
+                let color = parse_color(args[0])?;
+                self.genmove(color, cmd == "reg_genmove")
+            }
+            "undo" => {
+                if self.game.undo() {
+                    Ok(String::new())
+                } else {
+                    Err("cannot undo".into())
+                }
+            }
+            "showboard" => {
+                let lines =
+                    super::reply::board_diagram(&self.game.current(), &rules, self.game.moves());
+                Ok(format!("\n{}", lines.join("\n")))
+            }
+            "time_settings" => self.time_settings(args),
+            "time_left" => self.time_left(args),
+            "final_score" | "gogui-rules_final_result" => self.final_score(cmd),
+            "set_game" => {
+                if args.join(" ").eq_ignore_ascii_case("othello") {
+                    Ok(String::new())
+                } else {
+                    Err("unsupported game".into())
+                }
+            }
+            "list_games" => Ok("Othello".into()),
+            "gogui-interrupt" => Ok(String::new()),
+            "gogui-rules_game_id" => Ok("Othello".into()),
+            "gogui-rules_board_size" => Ok("8".into()),
+            "gogui-rules_board" => Ok(format!("\n{}", self.board_rows())),
+            "gogui-rules_side_to_move" => Ok(color_name(self.game.current().side).into()),
+            "gogui-rules_legal_moves" => Ok(self.legal_moves()),
+            "annex-setoption" => self.set_option(args[0], &args[1..].join(" ")),
+            _ => Err(format!("unknown command '{}'", quote_token(cmd))),
+        }
+    }
+
+    /// `play <color> <move>`.
+    fn play(&mut self, args: &[&str]) -> Reply {
+        let color = parse_color(args[0])?;
+        let m: Move = args[1]
+            .parse()
+            .map_err(|_| format!("syntax error: invalid move '{}'", quote_token(args[1])))?;
+        self.game
+            .play_for(color, m)
+            .map(|_| String::new())
+            .map_err(|e| match e {
+                MoveError::Illegal(t) => format!("illegal move: {t}"),
+                e => format!("illegal move: {e}"),
+            })
+    }
+
+    /// `time_settings <main> <byo-yomi> <stones>` (seconds).
+    fn time_settings(&mut self, args: &[&str]) -> Reply {
+        let main = args[0].parse::<u64>();
+        let byo = args[1].parse::<u64>();
+        let stones = args[2].parse::<u32>();
+        match (main, byo, stones) {
+            (Ok(m), Ok(b), Ok(s)) => {
+                self.clock = Some(Clock {
+                    main: Duration::from_secs(m.min(1 << 30)),
+                    byo_time: Duration::from_secs(b.min(1 << 30)),
+                    byo_stones: s,
+                    left: [None; 2],
+                });
+                Ok(String::new())
+            }
+            _ => Err("syntax error: time_settings <main> <byo-yomi> <stones>".into()),
+        }
+    }
+
+    /// `time_left <color> <seconds> <stones>`.
+    fn time_left(&mut self, args: &[&str]) -> Reply {
+        let color = parse_color(args[0])?;
+        let secs = args[1]
+            .parse::<f64>()
+            .ok()
+            .filter(|s| s.is_finite() && *s >= 0.0);
+        let stones = args[2].parse::<u32>();
+        match (secs, stones) {
+            (Some(s), Ok(n)) => {
+                let c = self.clock.get_or_insert_with(Clock::default);
+                c.left[color as usize] = Some((Duration::from_secs_f64(s.min(1e9)), n));
+                Ok(String::new())
+            }
+            _ => Err("syntax error: time_left <color> <seconds> <stones>".into()),
+        }
+    }
+
+    /// `final_score` (an error before the game is over) and
+    /// `gogui-rules_final_result` (`unknown` then).
+    fn final_score(&self, cmd: &str) -> Reply {
+        let rules = self.game.rules();
+        let pos = self.game.current();
+        if pos.is_game_over(&rules) {
+            Ok(result_text(&pos, &self.game))
+        } else if cmd == "final_score" {
+            Err("game is not over".into())
+        } else {
+            Ok("unknown".into())
+        }
+    }
+
+    /// `gogui-rules_legal_moves`: the moves, `pass`, or nothing at the end.
+    fn legal_moves(&self) -> String {
+        let rules = self.game.rules();
+        let pos = self.game.current();
+        let legal = pos.legal_moves(&rules);
+        if pos.is_game_over(&rules) {
+            String::new()
+        } else if legal.is_empty() {
+            "pass".into()
+        } else {
+            legal.iter().map(vertex).collect::<Vec<_>>().join(" ")
+        }
+    }
+
+    /// `annex-setoption <name> <value>`: `MoveTime` and `Depth` of this
+    /// protocol, else an engine option.
+    fn set_option(&mut self, name: &str, value: &str) -> Reply {
+        match name.to_ascii_lowercase().as_str() {
+            "movetime" => match value.parse::<u64>() {
+                Ok(ms) if ms >= 1 => {
+                    self.movetime = Duration::from_millis(ms);
+                    Ok(String::new())
+                }
+                _ => Err(format!(
+                    "invalid value '{}' for MoveTime",
+                    quote_token(value)
+                )),
+            },
+            "depth" => match value.parse::<u32>() {
+                Ok(0) => {
+                    self.depth = None;
+                    Ok(String::new())
+                }
+                Ok(d) if d <= 60 => {
+                    self.depth = Some(d);
+                    Ok(String::new())
+                }
+                _ => Err(format!("invalid value '{}' for Depth", quote_token(value))),
+            },
+            _ => {
+                // genmove has its BestMove: the search has ended.
+                self.engine.wait();
+                let effect = self
+                    .engine
+                    .set_option(name, value)
+                    .map_err(|e| quote_token(&e.to_string()))?;
+                if effect == OptionEffect::RulesChanged {
+                    self.game = Game::new(self.engine.rules());
+                }
+                Ok(String::new())
+            }
+        }
+    }
+}
+
+impl Handler for Gtp {
+    fn line(&mut self, raw: &str, out: &mut Out) -> io::Result<Flow> {
+        // GTP preprocessing: drop control characters, tabs are spaces,
+        // everything after '#' is a comment.
+        let cleaned: String = raw
+            .chars()
+            .map(|c| if c == '\t' { ' ' } else { c })
+            .filter(|c| !c.is_control())
+            .collect();
+        let line = cleaned.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            return Ok(Flow::Continue);
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let (id, cmd, args) = if words[0].bytes().all(|b| b.is_ascii_digit()) {
+            (
+                Some(words[0]),
+                words.get(1).copied().unwrap_or(""),
+                &words[2.min(words.len())..],
+            )
+        } else {
+            (None, words[0], &words[1..])
+        };
+        let id = id.map(|i| i.to_string()).unwrap_or_default();
+        let cmd = cmd.to_ascii_lowercase();
+        let cmd = cmd.as_str();
+        if cmd == "quit" || cmd == "exit" {
+            self.engine.stop();
+            out.line(&format!("={id}"))?;
+            out.line("")?;
+            return Ok(Flow::Quit);
+        }
+        let reply = if cmd.is_empty() {
+            Err("missing command".to_string())
+        } else {
+            self.command(cmd, args)
+        };
+        let text = match reply {
+            Ok(r) if r.is_empty() => format!("={id}"),
+            Ok(r) if r.starts_with('\n') => format!("={id}{r}"),
+            Ok(r) => format!("={id} {r}"),
+            Err(e) => format!("?{id} {e}"),
+        };
+        for l in text.lines() {
+            out.line(l)?;
+        }
+        out.line("")?;
+        Ok(Flow::Continue)
+    }
+
+    fn event(&mut self, ev: EngineEvent, _out: &mut Out) -> io::Result<()> {
+        match ev {
+            EngineEvent::Message(m) => log::info!("engine: {m}"),
+            EngineEvent::Debug(m) => log::debug!("engine: {m}"),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn reject(&mut self, head: &str, msg: &str, out: &mut Out) -> io::Result<()> {
+        // The reply carries the command's id when the head shows it whole.
+        let mut words = head.split_whitespace();
+        let id = match (words.next(), words.next()) {
+            (Some(w), Some(_)) if w.bytes().all(|b| b.is_ascii_digit()) => w,
+            _ => "",
+        };
+        out.line(&format!("?{id} {msg}"))?;
+        out.line("")
+    }
+
+    fn eof(&mut self, _out: &mut Out) -> io::Result<()> {
+        self.engine.stop();
+        Ok(())
+    }
+}
