@@ -24,6 +24,8 @@ pub use annex_protocol as protocol;
 pub mod cli;
 // The tools' data folder: `--data`'s default (`$ANNEX_DATA`, else `data`).
 pub mod datadir;
+// The dates the tools stamp on their records (GGF's `DT[…]`).
+pub mod date;
 
 // Tools on top of the core.
 

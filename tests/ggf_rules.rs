@@ -73,6 +73,7 @@ fn export(g: &Game) -> String {
         white: "b",
         tc: None,
         rules: &rules,
+        date: &annex::date::ggf_now(),
     };
     let end = g.current();
     let score = end.final_score_for(rules.scoring, annex::board::Color::Black);

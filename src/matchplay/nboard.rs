@@ -140,6 +140,7 @@ impl Client for NBoard {
             white: "white",
             tc: req.limit.tc,
             rules: &self.rules,
+            date: &crate::date::ggf_now(),
         };
         let game = ggf(&h, req.start, req.moves, req.times, &[], None);
         self.proc.send(&format!("set game {game}"))?;

@@ -31,12 +31,13 @@ pub fn parse_openings(text: &str, rules: &RuleSet) -> Result<Vec<Opening>, Match
         if l.is_empty() || l.starts_with('#') {
             continue;
         }
-        let err = |why: String| MatchError::Opening { line: i + 1, why };
+        let err = |source| MatchError::Opening {
+            line: i + 1,
+            source,
+        };
         let compact: String = l.chars().filter(|c| !c.is_whitespace()).collect();
         let opening = if compact.len() >= 64 && compact.len() <= 65 {
-            let start: Position = l
-                .parse()
-                .map_err(|e: crate::position::ParsePositionError| err(e.to_string()))?;
+            let start: Position = l.parse().map_err(err)?;
             Opening {
                 line: i,
                 start,
@@ -44,11 +45,9 @@ pub fn parse_openings(text: &str, rules: &RuleSet) -> Result<Vec<Opening>, Match
             }
         } else {
             let start = Position::start(rules);
-            let (pos, moves) = start
-                .play_transcript(l, rules)
-                .map_err(|e| err(e.to_string()))?;
+            let (pos, moves) = start.play_transcript(l, rules).map_err(err)?;
             if pos.is_game_over(rules) {
-                return Err(err("the game is already over".into()));
+                return Err(MatchError::OpeningOver(i + 1));
             }
             Opening {
                 line: i,

@@ -110,6 +110,7 @@ fn save(
         white: &rec.white,
         tc,
         rules: &cfg.rules,
+        date: &crate::date::ggf_now(),
     };
     let text = ggf(
         &h,

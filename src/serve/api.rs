@@ -458,6 +458,7 @@ fn export(s: &Session, query: &HashMap<&str, &str>) -> Result<String, Fail> {
                 white: name(1),
                 tc: None,
                 rules: &rules,
+                date: &crate::date::ggf_now(),
             };
             let end = g.current();
             let result = g

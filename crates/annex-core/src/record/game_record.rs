@@ -21,10 +21,10 @@
 
 use crate::board::Color;
 use crate::moves::Move;
-use crate::position::Position;
+use crate::position::{ParsePositionError, Position};
 use crate::rules::RuleSet;
 use std::fmt;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 /// Who won.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -172,51 +172,52 @@ impl GameRecord {
     /// # Errors
     /// A missing or malformed field, or an illegal transcript.
     pub fn parse_line(line: &str, rules: &RuleSet) -> Result<GameRecord, ParseRecordError> {
-        GameRecord::parse_fields(line, rules).map_err(ParseRecordError)
-    }
-
-    fn parse_fields(line: &str, rules: &RuleSet) -> Result<GameRecord, String> {
         let (head, reason) = line
             .split_once(" reason=")
-            .ok_or_else(|| "no reason= field".to_string())?;
+            .ok_or(ParseRecordError::Missing("reason"))?;
         let mut it = head.split_whitespace();
         let number: usize = it
             .next()
             .and_then(|n| n.parse().ok())
-            .ok_or("no game number")?;
+            .ok_or(ParseRecordError::NoNumber)?;
         let mut get = std::collections::HashMap::new();
         for t in it {
             let (k, v) = t
                 .split_once('=')
-                .ok_or_else(|| format!("bad field '{t}'"))?;
+                .ok_or_else(|| ParseRecordError::BadField(t.to_string()))?;
             get.insert(k, v);
         }
-        let field = |k: &str| get.get(k).copied().ok_or_else(|| format!("no {k}= field"));
+        let field = |k: &'static str| get.get(k).copied().ok_or(ParseRecordError::Missing(k));
+        let bad = |k: &'static str, v: &str| ParseRecordError::BadValue {
+            key: k,
+            value: v.to_string(),
+        };
         let start = match get.get("start") {
-            Some(s) => s.parse::<Position>().map_err(|e| e.to_string())?,
+            Some(s) => s.parse::<Position>().map_err(ParseRecordError::Start)?,
             None => Position::start(rules),
         };
         let (_, moves) = start
             .play_transcript(field("moves")?, rules)
-            .map_err(|e| e.to_string())?;
+            .map_err(ParseRecordError::Moves)?;
+        let (result, score, end) = (field("result")?, field("score")?, field("end")?);
         Ok(GameRecord {
             number,
             black: field("black")?.to_string(),
             white: field("white")?.to_string(),
             opening: match field("opening")? {
                 "-" => None,
-                o => Some(o.parse().map_err(|_| format!("bad opening '{o}'"))?),
+                o => Some(o.parse().map_err(|_| bad("opening", o))?),
             },
             start,
             moves,
             times: Vec::new(),
             evals: Vec::new(),
-            outcome: Outcome::parse(field("result")?).ok_or("bad result")?,
-            score: field("score")?
+            outcome: Outcome::parse(result).ok_or_else(|| bad("result", result))?,
+            score: score
                 .trim_start_matches('+')
                 .parse()
-                .map_err(|_| "bad score")?,
-            end: Termination::parse(field("end")?).ok_or("bad end")?,
+                .map_err(|_| bad("score", score))?,
+            end: Termination::parse(end).ok_or_else(|| bad("end", end))?,
             reason: reason.to_string(),
         })
     }
@@ -224,33 +225,30 @@ impl GameRecord {
 
 /// A `games.txt` line that cannot be read: what is missing or malformed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct ParseRecordError(pub String);
-
-/// A date in GGF form, `2026.11.25_23:59:59.UTC`.
-pub fn ggf_date(t: SystemTime) -> String {
-    let secs = t
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let days = (secs / 86400) as i64;
-    let rem = secs % 86400;
-    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}.{m:02}.{d:02}_{:02}:{:02}:{:02}.UTC",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
+pub enum ParseRecordError {
+    /// A field the line must have (`reason`, `black`, `moves`, ...).
+    #[error("no {0}= field")]
+    Missing(&'static str),
+    /// The line does not start with a game number.
+    #[error("no game number")]
+    NoNumber,
+    /// A word that is not `key=value`.
+    #[error("bad field '{0}'")]
+    BadField(String),
+    /// A field whose value cannot be read.
+    #[error("bad {key} '{value}'")]
+    BadValue {
+        /// The field's key.
+        key: &'static str,
+        /// Its value.
+        value: String,
+    },
+    /// A `start=` position that cannot be read.
+    #[error("start: {0}")]
+    Start(#[source] ParsePositionError),
+    /// A transcript that does not replay under the rules.
+    #[error("moves: {0}")]
+    Moves(#[source] ParsePositionError),
 }
 
 /// `mm:ss`, with the milliseconds when there are some (`00:02.400`): a
@@ -285,6 +283,9 @@ pub struct GgfHeader<'a> {
     pub tc: Option<(Duration, Duration)>,
     /// The rules (written as an `RU[…]` property when not plain Othello).
     pub rules: &'a RuleSet,
+    /// When the game was played (`DT[…]`), in GGF's form
+    /// `2026.11.25_23:59:59.UTC`; the tools stamp it.
+    pub date: &'a str,
 }
 
 /// A GGF game: `(;GM[Othello]PC[<place>]DT[…]PB[…]PW[…]RE[…]TI[…]TY[8]
@@ -301,10 +302,7 @@ pub fn ggf(
 ) -> String {
     let mut s = format!(
         "(;GM[Othello]PC[{}]DT[{}]PB[{}]PW[{}]",
-        h.place,
-        ggf_date(SystemTime::now()),
-        h.black,
-        h.white
+        h.place, h.date, h.black, h.white
     );
     if let Some((score, flag)) = result {
         s += &format!("RE[{score:+}.00");
@@ -365,13 +363,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn date() {
-        let t = UNIX_EPOCH + Duration::from_secs(951_782_400 + 3661); // 2000-02-29
-        assert_eq!(ggf_date(t), "2000.02.29_01:01:01.UTC");
-        assert_eq!(ggf_date(UNIX_EPOCH), "1970.01.01_00:00:00.UTC");
-    }
-
-    #[test]
     fn line_round_trip() {
         let r = RuleSet::default();
         let start = Position::start(&r);
@@ -396,9 +387,17 @@ mod tests {
             "7 black=a white=b opening=3 result=0-1 score=-64 end=illegal moves=f5d6c3 reason=a played illegal move 'a1'"
         );
         assert_eq!(GameRecord::parse_line(&l, &r).unwrap(), g);
-        assert!(GameRecord::parse_line("7 black=a", &r).is_err());
+        let e = |line: &str| GameRecord::parse_line(line, &r).unwrap_err();
+        assert_eq!(e("7 black=a"), ParseRecordError::Missing("reason"));
+        assert_eq!(e("x black=a reason="), ParseRecordError::NoNumber);
         let bad = l.replace("f5d6c3", "f5f5");
-        assert!(GameRecord::parse_line(&bad, &r).is_err());
+        assert!(matches!(e(&bad), ParseRecordError::Moves(_)), "{}", e(&bad));
+        let bad = l.replace("result=0-1", "result=2-0");
+        assert_eq!(e(&bad).to_string(), "bad result '2-0'");
+        assert_eq!(
+            e(&l.replace(" score=-64", "")).to_string(),
+            "no score= field"
+        );
     }
 
     #[test]
@@ -412,6 +411,7 @@ mod tests {
             white: "y",
             tc: Some((Duration::from_secs(90), Duration::from_secs(1))),
             rules: &r,
+            date: "2026.11.25_23:59:59.UTC",
         };
         let g = ggf(
             &h,
@@ -421,7 +421,7 @@ mod tests {
             &[None, Some(-2.0)],
             Some((-12, "")),
         );
-        assert!(g.starts_with("(;GM[Othello]PC[annex match]DT["));
+        assert!(g.starts_with("(;GM[Othello]PC[annex match]DT[2026.11.25_23:59:59.UTC]PB["));
         assert!(g.contains("PB[x]PW[y]RE[-12.00]TI[01:30/1]TY[8]"));
         assert!(
             g.contains("BO[8 ---------------------------O*------*O--------------------------- *]")

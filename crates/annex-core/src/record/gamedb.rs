@@ -19,9 +19,11 @@ use crate::moves::Move;
 use crate::square::Square;
 use std::fmt;
 
-/// One recorded game: its moves (passes left out) and stored results.
+/// One game of a database (WTHOR, Logistello): its moves (passes left
+/// out) and the results the database stores. (A finished match game with
+/// its `games.txt` line is [`crate::record::game_record::GameRecord`].)
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GameRecord {
+pub struct DbGame {
     /// The moves, passes left out.
     pub moves: Vec<Move>,
     /// WTHOR: black's discs at the end (empties to the winner by the
@@ -65,7 +67,7 @@ pub struct Wthor {
     /// Empties from which the theoretical score is exact (header byte 14).
     pub theoretical_depth: u8,
     /// The games.
-    pub games: Vec<GameRecord>,
+    pub games: Vec<DbGame>,
 }
 
 /// Decodes a WTHOR `.wtb` file.
@@ -92,7 +94,7 @@ pub fn parse_wthor(bytes: &[u8]) -> Result<Wthor, GameDbError> {
             let sq = sq.ok_or_else(|| GameDbError::BadMove(b.to_string()))?;
             moves.push(Move::square(sq));
         }
-        games.push(GameRecord {
+        games.push(DbGame {
             moves,
             black_discs: Some(rec[6]),
             theoretical: Some(rec[7]),
@@ -109,7 +111,7 @@ pub fn parse_wthor(bytes: &[u8]) -> Result<Wthor, GameDbError> {
 ///
 /// # Errors
 /// A move token that is no square or a result that is no number.
-pub fn parse_logbook_line(line: &str) -> Result<GameRecord, GameDbError> {
+pub fn parse_logbook_line(line: &str) -> Result<DbGame, GameDbError> {
     let (moves_part, rest) = line.split_once(':').unwrap_or((line, ""));
     let bytes = moves_part.trim().as_bytes();
     let mut moves = Vec::with_capacity(60);
@@ -131,7 +133,7 @@ pub fn parse_logbook_line(line: &str) -> Result<GameRecord, GameDbError> {
                 .map_err(|_| GameDbError::BadResult(r.to_string()))?,
         ),
     };
-    Ok(GameRecord {
+    Ok(DbGame {
         moves,
         black_discs: None,
         theoretical: None,

@@ -24,10 +24,9 @@
 
 use super::game::Game;
 use crate::board::Color;
-use crate::moves::Move;
+use crate::moves::{Move, MoveError};
 use crate::position::{Position, parse_side};
-use crate::rules::RuleSet;
-use std::fmt;
+use crate::rules::{ParseRuleError, RuleSet};
 use std::time::Duration;
 
 /// A game clock: main time and increment per move.
@@ -54,43 +53,51 @@ pub struct Ggf {
 }
 
 /// Why a record is rejected; names the offending part.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum GgfError {
     /// No `(;` … `;)` around the record, or an unclosed `[`.
+    #[error("GGF syntax: {0}")]
     Syntax(String),
     /// `GM` is not Othello or `TY` not an 8×8 game we play.
+    #[error("GGF game not supported: {0}")]
     Unsupported(String),
     /// A malformed `BO`.
+    #[error("GGF board BO[{0}] is invalid")]
     Board(String),
     /// A malformed `TI`.
+    #[error("GGF time TI[{0}] is invalid")]
     Time(String),
-    /// A malformed `RU`, or rules other than the ones in force.
+    /// An `RU` that is not option/value pairs, or rules other than the
+    /// ones in force.
+    #[error("GGF rules: {0}")]
     Rules(String),
+    /// An `RU` pair with a bad option or value.
+    #[error("GGF rules: RU[{ru}]: {source}")]
+    RuleValue {
+        /// The whole `RU` value.
+        ru: String,
+        /// What is wrong with the pair.
+        source: ParseRuleError,
+    },
     /// A move that is malformed or illegal (1-based ply).
+    #[error("GGF move {ply} '{text}': {source}")]
     Move {
         /// Ply in the record.
         ply: usize,
         /// The move as written.
         text: String,
         /// Why.
-        why: String,
+        source: MoveError,
+    },
+    /// A move whose time is not a number of seconds (1-based ply).
+    #[error("GGF move {ply} '{text}': bad time")]
+    MoveTime {
+        /// Ply in the record.
+        ply: usize,
+        /// The move as written.
+        text: String,
     },
 }
-
-impl fmt::Display for GgfError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            GgfError::Syntax(s) => write!(f, "GGF syntax: {s}"),
-            GgfError::Unsupported(s) => write!(f, "GGF game not supported: {s}"),
-            GgfError::Board(s) => write!(f, "GGF board BO[{s}] is invalid"),
-            GgfError::Time(s) => write!(f, "GGF time TI[{s}] is invalid"),
-            GgfError::Rules(s) => write!(f, "GGF rules: {s}"),
-            GgfError::Move { ply, text, why } => write!(f, "GGF move {ply} '{text}': {why}"),
-        }
-    }
-}
-
-impl std::error::Error for GgfError {}
 
 /// `[[h:]m:]s` (seconds may have a fraction).
 fn parse_duration(s: &str) -> Option<Duration> {
@@ -149,7 +156,10 @@ fn parse_rules(v: &str) -> Result<RuleSet, GgfError> {
     for pair in words.chunks(2) {
         rules
             .set(pair[0], pair[1])
-            .map_err(|e| GgfError::Rules(format!("RU[{v}]: {e}")))?;
+            .map_err(|source| GgfError::RuleValue {
+                ru: v.to_string(),
+                source,
+            })?;
     }
     Ok(rules)
 }
@@ -258,24 +268,22 @@ fn replay(text: &str, rules: RuleSet, strict: bool) -> Result<Ggf, GgfError> {
     let mut game = Game::from_position(start, rules);
     let mut used = [Duration::ZERO; 2];
     for (ply, (color, text)) in moves.iter().enumerate() {
-        let err = |why: String| GgfError::Move {
+        let err = |source: MoveError| GgfError::Move {
             ply: ply + 1,
             text: text.clone(),
-            why,
+            source,
         };
         let mut fields = text.split('/');
-        let mv: Move = fields
-            .next()
-            .unwrap_or("")
-            .trim()
-            .parse()
-            .map_err(|e: crate::moves::MoveError| err(e.to_string()))?;
+        let mv: Move = fields.next().unwrap_or("").trim().parse().map_err(err)?;
         let _eval = fields.next();
         if let Some(t) = fields.next() {
-            let t = parse_duration(t).ok_or_else(|| err("bad time".into()))?;
+            let t = parse_duration(t).ok_or_else(|| GgfError::MoveTime {
+                ply: ply + 1,
+                text: text.clone(),
+            })?;
             used[*color as usize] += t;
         }
-        game.play_for(*color, mv).map_err(|e| err(e.to_string()))?;
+        game.play_for(*color, mv).map_err(err)?;
     }
     Ok(Ggf {
         game,
@@ -338,10 +346,24 @@ mod tests {
         // Without RU: the default given.
         let plain = format!("(;GM[Othello]{START}B[f5];)");
         assert_eq!(parse_with_rules(&plain, want).unwrap().game.rules(), want);
-        for bad in ["RU[tie]", "RU[tie maybe]", "RU[colour red]"] {
+        let e = parse_with_rules(&format!("(;RU[tie]{START};)"), RuleSet::default());
+        assert!(matches!(e, Err(GgfError::Rules(_))), "{e:?}");
+        for bad in ["RU[tie maybe]", "RU[colour red]"] {
             let e = parse_with_rules(&format!("(;{bad}{START};)"), RuleSet::default());
-            assert!(matches!(e, Err(GgfError::Rules(_))), "{bad}");
+            let Err(GgfError::RuleValue { ru, source }) = &e else {
+                panic!("{bad}: {e:?}");
+            };
+            assert_eq!(format!("RU[{ru}]"), bad);
+            let msg = e.as_ref().unwrap_err().to_string();
+            assert_eq!(msg, format!("GGF rules: {bad}: {source}"));
         }
+        // A bad move names its ply and why, from the move's own error.
+        let e = parse(&format!("(;{START}B[f5]W[f5];)"), RuleSet::default()).unwrap_err();
+        assert!(
+            matches!(&e, GgfError::Move { ply: 2, text, .. } if text == "f5"),
+            "{e:?}"
+        );
+        assert!(e.to_string().starts_with("GGF move 2 'f5': "), "{e}");
     }
 
     #[test]

@@ -3,11 +3,11 @@
 //! * [`game`]: the game a protocol session talks
 //!   about (start position, moves, the positions on the way).
 //! * [`ggf`]: the GGF reader (NBoard's `set game`).
-//! * [`game_record`]: a finished match game:
+//! * [`game_record`]: a finished match game ([`game_record::GameRecord`]):
 //!   result, termination, the GGF writer (what `ggf` reads) and the
 //!   `games.txt` lines.
 //! * [`gamedb`]: readers for game databases (WTHOR,
-//!   Logistello).
+//!   Logistello), each game a [`gamedb::DbGame`].
 //!
 //! Records use only the rules layers above them in `lib.rs` (up to
 //! `position`).
