@@ -13,7 +13,7 @@
 //! `bestmove` lines back, so the signature covers the parser and the
 //! protocol's engine set-up too.
 
-use crate::cli::{ToolError, ToolResult, args};
+use crate::cli::{ToolResult, args};
 use crate::engine::Engine;
 use crate::position::Position;
 use crate::protocol::{Protocol, run_with};
@@ -149,6 +149,28 @@ pub fn run(a: &BenchArgs) -> ToolResult<u64> {
     Ok(nodes)
 }
 
+/// Why the protocol loop failed the bench.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// No line within `SEARCH_TIMEOUT`, or the loop ended.
+    #[error("bench: the protocol loop stopped answering")]
+    Silent,
+    /// An `info string error: …` line.
+    #[error("bench: {0}")]
+    Protocol(String),
+    /// A search without an `info depth` line.
+    #[error("bench: a search reported no info line")]
+    NoInfo,
+    /// An `info` line without a field the bench reads.
+    #[error("bench: no {key} in '{info}'")]
+    NoField {
+        /// The field.
+        key: String,
+        /// The line.
+        info: String,
+    },
+}
+
 /// What one `go` reported: its last `info` line and its `bestmove`.
 struct Searched {
     depth: u32,
@@ -196,15 +218,15 @@ impl Session {
 
     /// Reads lines up to the first one that `done` accepts; an error line of
     /// the protocol, or its end, is an error.
-    fn until(&self, done: impl Fn(&str) -> bool) -> ToolResult<Vec<String>> {
+    fn until(&self, done: impl Fn(&str) -> bool) -> Result<Vec<String>, BenchError> {
         let mut seen = Vec::new();
         loop {
             let line = self
                 .output
                 .recv_timeout(SEARCH_TIMEOUT)
-                .map_err(|_| ToolError::Msg("bench: the protocol loop stopped answering".into()))?;
+                .map_err(|_| BenchError::Silent)?;
             if let Some(e) = line.strip_prefix("info string error: ") {
-                return Err(ToolError::Msg(format!("bench: {e}")));
+                return Err(BenchError::Protocol(e.to_string()));
             }
             let stop = done(&line);
             seen.push(line);
@@ -216,7 +238,7 @@ impl Session {
 
     /// Waits for the `bestmove` of the running `go` and reads its last
     /// `info depth` line.
-    fn search(&self) -> ToolResult<Searched> {
+    fn search(&self) -> Result<Searched, BenchError> {
         let lines = self.until(|l| l.starts_with("bestmove"))?;
         let best = lines
             .last()
@@ -227,7 +249,7 @@ impl Session {
             .iter()
             .rev()
             .find(|l| l.starts_with("info depth"))
-            .ok_or_else(|| ToolError::Msg("bench: a search reported no info line".into()))?;
+            .ok_or(BenchError::NoInfo)?;
         let words: Vec<&str> = info.split_whitespace().collect();
         let after = |key: &str| {
             words
@@ -235,7 +257,10 @@ impl Session {
                 .position(|w| *w == key)
                 .and_then(|i| words.get(i + 1))
                 .and_then(|v| v.parse::<i64>().ok())
-                .ok_or_else(|| ToolError::Msg(format!("bench: no {key} in '{info}'")))
+                .ok_or_else(|| BenchError::NoField {
+                    key: key.to_string(),
+                    info: info.clone(),
+                })
         };
         Ok(Searched {
             depth: after("depth")? as u32,

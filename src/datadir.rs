@@ -21,20 +21,34 @@ pub fn default_dir() -> PathBuf {
     }
 }
 
+/// A data folder without a file or folder that a tool needs.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the data folder {} has no {missing}: run from the repository's root (its data/ \
+     folder), or name a folder that has it with --data DIR or {ENV}=DIR \
+     (data/SOURCES.md describes the layout)",
+    dir.display()
+)]
+pub struct MissingData {
+    /// The data folder.
+    pub dir: PathBuf,
+    /// The first needed path it lacks, relative to it.
+    pub missing: String,
+}
+
 /// Checks that `dir` holds each of `needed` (paths relative to it) before
 /// a tool starts its work.
 ///
 /// # Errors
-/// One line naming the first missing path and what to pass instead.
-pub fn check(dir: &Path, needed: &[&str]) -> Result<(), String> {
+/// [`MissingData`], naming the first missing path and what to pass
+/// instead.
+pub fn check(dir: &Path, needed: &[&str]) -> Result<(), MissingData> {
     match needed.iter().find(|rel| !dir.join(rel).exists()) {
         None => Ok(()),
-        Some(rel) => Err(format!(
-            "the data folder {} has no {rel}: run from the repository's root (its data/ \
-             folder), or name a folder that has it with --data DIR or {ENV}=DIR \
-             (data/SOURCES.md describes the layout)",
-            dir.display()
-        )),
+        Some(rel) => Err(MissingData {
+            dir: dir.to_path_buf(),
+            missing: (*rel).to_string(),
+        }),
     }
 }
 
@@ -47,6 +61,8 @@ mod tests {
         let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
         check(&data, &["openings/xot/openingslarge.txt", "wthor"]).unwrap();
         let e = check(&data, &["wthor", "logistello/logbook.gam.gz", "nothing"]).unwrap_err();
+        assert_eq!(e.missing, "logistello/logbook.gam.gz");
+        let e = e.to_string();
         assert!(e.contains("has no logistello/logbook.gam.gz"), "{e}");
         assert!(e.contains("--data DIR") && e.contains("ANNEX_DATA"), "{e}");
         assert!(!e.contains('\n'));

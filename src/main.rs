@@ -1,8 +1,8 @@
 //! The `annex` executable: with no subcommand it speaks the engine
 //! protocols on stdin/stdout; subcommands are command-line tools.
 
-use annex::cli::ToolResult;
-use annex::search::Config;
+use annex::cli::{CONFIG_VAR, ToolError, ToolResult};
+use annex::search::{Config, ConfigError};
 use clap::{Parser, Subcommand};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -66,10 +66,13 @@ fn run_protocol(forced: Option<annex::protocol::Protocol>, options: &[String]) -
     for o in options {
         let (name, value) = o
             .split_once('=')
-            .ok_or_else(|| format!("--option '{o}': expected NAME=VALUE"))?;
+            .ok_or_else(|| ToolError::Usage(format!("--option '{o}': expected NAME=VALUE")))?;
         engine
             .set_option(name.trim(), value.trim())
-            .map_err(|e| format!("--option '{o}': {e}"))?;
+            .map_err(|source| ToolError::EngineOption {
+                given: o.clone(),
+                source,
+            })?;
     }
     Ok(annex::protocol::run(forced, engine, rx)?)
 }
@@ -79,17 +82,14 @@ fn run_protocol(forced: Option<annex::protocol::Protocol>, options: &[String]) -
 /// so for engines under `match`, and for `solve`). A bad spec is an error:
 /// a tuning run must not go on silently with the defaults. Read here, at
 /// the binary's edge, and nowhere else.
-fn env_config() -> Result<Config, String> {
+fn env_config() -> Result<Config, ConfigError> {
     let mut c = Config::default();
     if let Ok(spec) = std::env::var(CONFIG_VAR) {
-        c.apply(&spec).map_err(|e| format!("{CONFIG_VAR}: {e}"))?;
+        c.apply(&spec)?;
         log::warn!("{CONFIG_VAR}: search tunables overridden: {spec}");
     }
     Ok(c)
 }
-
-/// The environment variable of [`env_config`].
-const CONFIG_VAR: &str = "ANNEX_CONFIG";
 
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
@@ -113,7 +113,7 @@ fn main() -> ExitCode {
         Some(Command::Solo(a)) => annex::solo::cli::run(&a),
         Some(Command::Solve(a)) => match env_config() {
             Ok(c) => annex::solve::run(&a, &c),
-            Err(e) => Err(e.into()),
+            Err(e) => Err(ToolError::Config(e)),
         },
         Some(Command::Bench(a)) => {
             if std::env::var_os(CONFIG_VAR).is_some() {

@@ -8,10 +8,10 @@
 //! With `--wld` only the sign is checked. The table is cleared before each
 //! position. Returns an error (non-zero exit) when a score is wrong.
 
-use crate::cli::{ToolResult, args};
+use crate::cli::{ToolError, ToolResult, args};
 use crate::engine::{Engine, EngineEvent};
 use crate::moves::Move;
-use crate::position::{ObfLine, Position};
+use crate::position::{ObfLine, ParsePositionError, Position};
 use crate::rules::RuleSet;
 use crate::search::{BestMove, Config, Limits, SolveMode};
 use std::io::Write;
@@ -41,16 +41,42 @@ pub struct SolveArgs {
     pub eval: String,
 }
 
-fn parse_ranges(s: &str) -> Result<Vec<(usize, usize)>, String> {
+/// Why `annex solve` failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SolveError {
+    /// An `--only` range that is not `A` or `A-B` with numbers.
+    #[error("bad range '{0}'")]
+    RangeSyntax(String),
+    /// An `--only` range from 0 or backwards.
+    #[error("bad range '{0}' (indexes start at 1, the first not above the last)")]
+    RangeOrder(String),
+    /// A line that is no OBF position.
+    #[error("line {index}: {source} in '{line}'")]
+    Line {
+        /// The line's 1-based index among the position lines.
+        index: usize,
+        /// The line.
+        line: String,
+        /// Why it is no position.
+        source: ParsePositionError,
+    },
+    /// The engine ended a search without a result.
+    #[error("the engine sent no result")]
+    NoResult,
+    /// Scores that differ from the file's.
+    #[error("{0} wrong result(s)")]
+    Wrong(usize),
+}
+
+fn parse_ranges(s: &str) -> Result<Vec<(usize, usize)>, SolveError> {
     s.split(',')
         .map(|p| {
             let (a, b) = p.split_once('-').unwrap_or((p, p));
-            let a: usize = a.trim().parse().map_err(|_| format!("bad range '{p}'"))?;
-            let b: usize = b.trim().parse().map_err(|_| format!("bad range '{p}'"))?;
+            let syntax = |_| SolveError::RangeSyntax(p.to_string());
+            let a: usize = a.trim().parse().map_err(syntax)?;
+            let b: usize = b.trim().parse().map_err(syntax)?;
             if a == 0 || b < a {
-                return Err(format!(
-                    "bad range '{p}' (indexes start at 1, the first not above the last)"
-                ));
+                return Err(SolveError::RangeOrder(p.to_string()));
             }
             Ok((a, b))
         })
@@ -64,7 +90,7 @@ fn solve_one(
     rx: &crossbeam_channel::Receiver<EngineEvent>,
     pos: Position,
     mode: SolveMode,
-) -> Result<BestMove, String> {
+) -> Result<BestMove, SolveError> {
     let limits = Limits {
         solve: Some(mode),
         ..Limits::default()
@@ -94,7 +120,7 @@ fn solve_one(
         }
     }
     engine.wait();
-    result.ok_or_else(|| "the engine sent no result".to_string())
+    result.ok_or(SolveError::NoResult)
 }
 
 /// The move column: `none` when the game is over (as `annex analyze`
@@ -112,15 +138,19 @@ fn move_name(obf: &ObfLine, best: Move) -> String {
 /// # Errors
 /// Unreadable file, bad line, bad option, or a wrong score.
 pub fn run(a: &SolveArgs, config: &Config) -> ToolResult {
-    let text = crate::fileio::read_string_bounded(&a.file, crate::fileio::MAX_TEXT_BYTES)
-        .map_err(|e| format!("cannot read {}: {e}", a.file.display()))?;
+    let text = crate::fileio::read_string_bounded(&a.file, crate::fileio::MAX_TEXT_BYTES).map_err(
+        |source| ToolError::Read {
+            path: a.file.clone(),
+            source,
+        },
+    )?;
     let ranges = a.only.as_deref().map(parse_ranges).transpose()?;
     let (tx, rx) = crossbeam_channel::unbounded();
     let mut engine = Engine::new(tx);
     engine.set_config(config.clone());
-    engine.set_threads(a.threads).map_err(|e| e.to_string())?;
-    engine.set_hash(a.hash).map_err(|e| e.to_string())?;
-    engine.set_eval_file(&a.eval).map_err(|e| e.to_string())?;
+    engine.set_threads(a.threads)?;
+    engine.set_hash(a.hash)?;
+    engine.set_eval_file(&a.eval)?;
     let mode = if a.wld {
         SolveMode::Wld
     } else {
@@ -140,9 +170,11 @@ pub fn run(a: &SolveArgs, config: &Config) -> ToolResult {
         {
             continue;
         }
-        let obf: ObfLine = line
-            .parse()
-            .map_err(|e| format!("line {index}: {e} in '{line}'"))?;
+        let obf: ObfLine = line.parse().map_err(|source| SolveError::Line {
+            index,
+            line: line.to_string(),
+            source,
+        })?;
         engine.new_game();
         let t = Instant::now();
         let r = solve_one(&mut engine, &rx, obf.position, mode)?;
@@ -185,7 +217,7 @@ pub fn run(a: &SolveArgs, config: &Config) -> ToolResult {
     )?;
     out.flush()?;
     if wrong > 0 {
-        return Err(format!("{wrong} wrong result(s)").into());
+        return Err(SolveError::Wrong(wrong).into());
     }
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! line on stdout (schema: [`crate::analyze`]).
 
 use crate::analyze::{AnalyzeOptions, Analyzer};
-use crate::cli::{RuleFlags, ToolResult, args};
+use crate::cli::{RuleFlags, ToolError, ToolResult, args};
 use crate::engine::Engine;
 use crate::search::{Limits, SolveMode};
 use std::io::{BufRead, BufReader, Write};
@@ -46,6 +46,12 @@ pub struct AnalyzeArgs {
     rules: RuleFlags,
 }
 
+/// Input lines that `annex analyze` could not read (each is reported in
+/// its output; the exit status says so).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0} input line(s) could not be read")]
+pub struct UnreadableLines(pub usize);
+
 /// Runs `annex analyze`.
 ///
 /// # Errors
@@ -77,10 +83,10 @@ pub fn run(a: &AnalyzeArgs) -> ToolResult {
     }
     let (tx, events) = crossbeam_channel::unbounded();
     let mut engine = Engine::new(tx);
-    engine.set_threads(a.threads).map_err(|e| e.to_string())?;
-    engine.set_rules(rules).map_err(|e| e.to_string())?;
+    engine.set_threads(a.threads)?;
+    engine.set_rules(rules)?;
     if let Some(h) = a.hash {
-        engine.set_hash(h).map_err(|e| e.to_string())?;
+        engine.set_hash(h)?;
     }
     let options = AnalyzeOptions {
         limits,
@@ -89,8 +95,12 @@ pub fn run(a: &AnalyzeArgs) -> ToolResult {
     let mut analyzer = Analyzer::new(options, engine, events);
     let input: Box<dyn BufRead> = match &a.file {
         Some(p) if p.as_os_str() != "-" => Box::new(BufReader::new(
-            crate::fileio::open_regular(p, crate::fileio::MAX_TEXT_BYTES)
-                .map_err(|e| format!("cannot read {}: {e}", p.display()))?,
+            crate::fileio::open_regular(p, crate::fileio::MAX_TEXT_BYTES).map_err(|source| {
+                ToolError::Read {
+                    path: p.clone(),
+                    source,
+                }
+            })?,
         )),
         _ => Box::new(BufReader::new(std::io::stdin())),
     };
@@ -102,7 +112,7 @@ pub fn run(a: &AnalyzeArgs) -> ToolResult {
         out.flush()
     })?;
     if errors > 0 {
-        return Err(format!("{errors} input line(s) could not be read").into());
+        return Err(UnreadableLines(errors).into());
     }
     Ok(())
 }

@@ -189,10 +189,10 @@ pub fn run(c: &BookCommand) -> ToolResult {
             },
             out,
         )
-        .map_err(ToolError::feature)
+        .map_err(ToolError::from)
         .and_then(|s| print_line(&s)),
         BookCommand::Show { file, moves } => show(file.as_deref(), moves)
-            .map_err(ToolError::feature)
+            .map_err(ToolError::from)
             .and_then(|s| print_line(&s)),
     }
 }

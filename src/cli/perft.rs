@@ -3,7 +3,7 @@
 //! `--divide`, the count below each move first. The last line is
 //! `<total> leaves, depth <d>, <convention>, <s> s, <n> leaves/s`.
 
-use crate::cli::{RuleFlags, ToolError, ToolResult, args};
+use crate::cli::{RuleFlags, ToolResult, args};
 use crate::perft::{Convention, PerftOptions, divide, perft_with};
 use crate::position::Position;
 use std::io::Write;
@@ -43,13 +43,13 @@ pub struct PerftArgs {
 /// An invalid rule flag, convention, board or transcript, or a write error.
 pub fn run(a: &PerftArgs) -> ToolResult {
     let rules = a.rules.rules();
-    let conv: Convention = a.convention.parse().map_err(ToolError::feature)?;
+    let conv: Convention = a.convention.parse()?;
     let mut pos = match &a.board {
-        Some(b) => b.parse::<Position>().map_err(|e| e.to_string())?,
+        Some(b) => b.parse::<Position>()?,
         None => Position::start(&rules),
     };
     if let Some(m) = &a.moves {
-        pos = pos.play_transcript(m, &rules).map_err(|e| e.to_string())?.0;
+        pos = pos.play_transcript(m, &rules)?.0;
     }
     let depth = a.depth;
     let t = Instant::now();

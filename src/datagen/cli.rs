@@ -8,6 +8,7 @@ use super::run::{run, shard_range};
 use super::{Budget, DatagenError, Openings, Settings};
 use crate::cli::{ToolError, ToolResult, args};
 use crate::eval::Evaluator;
+use crate::matchplay::MatchError;
 use crate::matchplay::openings::parse_openings;
 use crate::rules::RuleSet;
 use std::io::{BufWriter, Write};
@@ -108,23 +109,70 @@ pub struct RunArgs {
     pub progress: u64,
 }
 
+/// A `--shard` value that is not `I/N` with `I < N`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ShardError {
+    /// No `/`.
+    #[error("expected I/N (e.g. 3/100)")]
+    Syntax,
+    /// An index that is no number.
+    #[error("bad shard index '{0}'")]
+    Index(String),
+    /// A count that is no number.
+    #[error("bad shard count '{0}'")]
+    Count(String),
+    /// An index not below the count.
+    #[error("shard {0}/{1}: need 0 <= I < N")]
+    Range(u64, u64),
+}
+
 /// Parses `I/N` with `I < N`.
-fn parse_shard(s: &str) -> Result<(u64, u64), String> {
-    let (i, n) = s
-        .split_once('/')
-        .ok_or_else(|| "expected I/N (e.g. 3/100)".to_string())?;
+fn parse_shard(s: &str) -> Result<(u64, u64), ShardError> {
+    let (i, n) = s.split_once('/').ok_or(ShardError::Syntax)?;
     let i: u64 = i
         .trim()
         .parse()
-        .map_err(|_| format!("bad shard index '{i}'"))?;
+        .map_err(|_| ShardError::Index(i.to_string()))?;
     let n: u64 = n
         .trim()
         .parse()
-        .map_err(|_| format!("bad shard count '{n}'"))?;
+        .map_err(|_| ShardError::Count(n.to_string()))?;
     if n == 0 || i >= n {
-        return Err(format!("shard {i}/{n}: need 0 <= I < N"));
+        return Err(ShardError::Range(i, n));
     }
     Ok((i, n))
+}
+
+/// Why `annex datagen` could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum DatagenCliError {
+    /// The openings file cannot be read.
+    #[error("cannot read the openings {}: {source}", path.display())]
+    ReadOpenings {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A line of the openings file that is no opening.
+    #[error("{}: {source}", path.display())]
+    Openings {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        source: MatchError,
+    },
+    /// An openings file without an opening.
+    #[error("{}: no openings", .0.display())]
+    NoOpenings(PathBuf),
+    /// Self-play stopped (the message names the output file).
+    #[error("{}: {source}", path.display())]
+    Run {
+        /// The output file.
+        path: PathBuf,
+        /// Why.
+        source: DatagenError,
+    },
 }
 
 /// The XOT list under the data folder.
@@ -140,26 +188,30 @@ fn load_openings(a: &RunArgs) -> ToolResult<Openings> {
         }
         p => PathBuf::from(p),
     };
-    let text = crate::fileio::read_string_bounded(&path, crate::fileio::MAX_TEXT_BYTES)
-        .map_err(|e| format!("cannot read the openings {}: {e}", path.display()))?;
+    let text = match crate::fileio::read_string_bounded(&path, crate::fileio::MAX_TEXT_BYTES) {
+        Ok(t) => t,
+        Err(source) => return Err(DatagenCliError::ReadOpenings { path, source }.into()),
+    };
     let rules = RuleSet::default();
-    let list = parse_openings(&text, &rules)
-        .map_err(|e| format!("{}: {e}", path.display()))?
-        .into_iter()
-        .map(|o| {
-            let mut line = vec![o.start];
-            for m in &o.moves {
-                let p = line[line.len() - 1].play_unchecked(&rules, *m);
-                if m.is_pass() {
-                    line.pop();
-                }
-                line.push(p);
+    let list = match parse_openings(&text, &rules) {
+        Ok(l) => l,
+        Err(source) => return Err(DatagenCliError::Openings { path, source }.into()),
+    }
+    .into_iter()
+    .map(|o| {
+        let mut line = vec![o.start];
+        for m in &o.moves {
+            let p = line[line.len() - 1].play_unchecked(&rules, *m);
+            if m.is_pass() {
+                line.pop();
             }
-            line
-        })
-        .collect::<Vec<_>>();
+            line.push(p);
+        }
+        line
+    })
+    .collect::<Vec<_>>();
     if list.is_empty() {
-        return Err(format!("{}: no openings", path.display()).into());
+        return Err(DatagenCliError::NoOpenings(path).into());
     }
     Ok(Openings::List(list))
 }
@@ -174,7 +226,7 @@ pub fn run_cli(a: &DatagenArgs) -> ToolResult {
     }
     let r = &a.run;
     let (Some(games), Some(out_path)) = (r.games, r.out.as_ref()) else {
-        return Err("--games and --out are required".into());
+        return Err(ToolError::Usage("--games and --out are required".into()));
     };
     let openings = load_openings(r)?;
     let settings = Settings {
@@ -198,7 +250,7 @@ pub fn run_cli(a: &DatagenArgs) -> ToolResult {
         positions: 0,
         complete: false,
     };
-    let output = Output::open(out_path, header).map_err(ToolError::feature)?;
+    let output = Output::open(out_path, header)?;
     let name = out_path.display();
     let mut stdout = std::io::stdout().lock();
     let done = output.done;
@@ -231,12 +283,18 @@ pub fn run_cli(a: &DatagenArgs) -> ToolResult {
         out.flush().map_err(DatagenError::Write)?;
         Ok(sum)
     })
-    .map_err(|e| format!("{name}: {e}"))?;
+    .map_err(|source| DatagenCliError::Run {
+        path: out_path.clone(),
+        source,
+    })?;
     drop(out);
     let positions = done.positions + sum.positions;
     output
         .finish(positions)
-        .map_err(|e| format!("cannot write {name}: {e}"))?;
+        .map_err(|source| ToolError::Write {
+            path: out_path.clone(),
+            source,
+        })?;
     writeln!(
         stdout,
         "datagen: games {}..{} of {games}: {} games, {} positions ({} solved) to {name} in {:.1} s",
@@ -252,7 +310,7 @@ pub fn run_cli(a: &DatagenArgs) -> ToolResult {
 
 /// Runs `annex datagen merge`.
 fn merge_cli(m: &MergeArgs) -> ToolResult {
-    let (sum, complete) = merge(&m.inputs, &m.out, m.allow_partial).map_err(ToolError::feature)?;
+    let (sum, complete) = merge(&m.inputs, &m.out, m.allow_partial)?;
     writeln!(
         std::io::stdout().lock(),
         "datagen merge: {} files, {} games, {} positions to {}{}",

@@ -3,11 +3,11 @@
 //! prints the final report on stdout (progress goes to stderr).
 
 use crate::cli::{RuleFlags, ToolError, ToolResult};
-use crate::matchplay::MatchConfig;
 use crate::matchplay::openings::parse_openings;
 use crate::matchplay::stats::{ScoreLines, Sprt, Wld};
 use crate::matchplay::tournament::run_match;
 use crate::matchplay::{EngineSpec, MAX_DEPTH, MAX_MOVETIME_MS, parse_tc};
+use crate::matchplay::{MatchConfig, MatchError};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -83,8 +83,7 @@ fn config(a: &MatchArgs) -> ToolResult<MatchConfig> {
         .engines
         .iter()
         .map(|s| EngineSpec::parse(s))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(ToolError::feature)?;
+        .collect::<Result<Vec<_>, _>>()?;
     // Default names taken from the program may clash: number them.
     for i in 0..engines.len() {
         if engines[..i].iter().any(|e| e.name == engines[i].name) {
@@ -96,11 +95,7 @@ fn config(a: &MatchArgs) -> ToolResult<MatchConfig> {
             engines[i].name = format!("{base}-{k}");
         }
     }
-    let tc =
-        a.tc.as_deref()
-            .map(parse_tc)
-            .transpose()
-            .map_err(ToolError::feature)?;
+    let tc = a.tc.as_deref().map(parse_tc).transpose()?;
     for e in &mut engines {
         e.limit.depth = a.depth;
         e.limit.nodes = a.nodes;
@@ -108,42 +103,39 @@ fn config(a: &MatchArgs) -> ToolResult<MatchConfig> {
         e.limit.tc = tc;
     }
     for o in &a.engine_opts {
-        let bad = || format!("invalid --engine-opt '{o}' (expected NAME:KEY=VALUE)");
+        let bad = || {
+            ToolError::Usage(format!(
+                "invalid --engine-opt '{o}' (expected NAME:KEY=VALUE)"
+            ))
+        };
         let (name, kv) = o.split_once(':').ok_or_else(bad)?;
         let (k, v) = kv.split_once('=').ok_or_else(bad)?;
-        let e = engines
-            .iter_mut()
-            .find(|e| e.name == name)
-            .ok_or_else(|| format!("--engine-opt '{o}': no engine named '{name}'"))?;
-        e.set(k.trim(), v.trim()).map_err(ToolError::feature)?;
+        let e = engines.iter_mut().find(|e| e.name == name).ok_or_else(|| {
+            ToolError::Usage(format!("--engine-opt '{o}': no engine named '{name}'"))
+        })?;
+        e.set(k.trim(), v.trim())?;
     }
     if let Some(e) = engines.iter().find(|e| e.limit.is_empty()) {
-        return Err(format!(
+        return Err(ToolError::Usage(format!(
             "engine {} has no limit: give --tc, --depth, --nodes or --movetime (or --engine-opt {}:depth=N)",
             e.name, e.name
-        )
-        .into());
+        )));
     }
     let openings = match &a.openings {
         Some(p) => {
             let text = crate::fileio::read_string_bounded(p, crate::fileio::MAX_TEXT_BYTES)
-                .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-            let o = parse_openings(&text, &rules).map_err(ToolError::feature)?;
+                .map_err(|e| MatchError::io("read", p, e))?;
+            let o = parse_openings(&text, &rules)?;
             if o.is_empty() {
-                return Err(format!("{} holds no opening", p.display()).into());
+                return Err(MatchError::NoOpenings(p.clone()).into());
             }
             o
         }
         None => Vec::new(),
     };
-    let sprt = a
-        .sprt
-        .as_deref()
-        .map(str::parse::<Sprt>)
-        .transpose()
-        .map_err(ToolError::feature)?;
+    let sprt = a.sprt.as_deref().map(str::parse::<Sprt>).transpose()?;
     if sprt.is_some() && engines.len() != 2 {
-        return Err("--sprt needs exactly two engines".into());
+        return Err(ToolError::Usage("--sprt needs exactly two engines".into()));
     }
     Ok(MatchConfig {
         engines,
@@ -166,7 +158,7 @@ fn config(a: &MatchArgs) -> ToolResult<MatchConfig> {
 /// [`crate::matchplay::tournament::run_match`]).
 pub fn run(a: &MatchArgs) -> ToolResult {
     let cfg = config(a)?;
-    let report = run_match(&cfg, &mut |l| eprintln!("{l}")).map_err(ToolError::feature)?;
+    let report = run_match(&cfg, &mut |l| eprintln!("{l}"))?;
     for p in &report.pairs {
         println!(
             "{}",

@@ -132,13 +132,16 @@ pub enum MatchError {
     #[error("invalid time control '{0}' (base time is zero)")]
     TcZero(String),
     /// A bad line of an openings file (1-based).
-    #[error("openings line {line}: {why}")]
+    #[error("openings line {line}: {source}")]
     Opening {
         /// Its number.
         line: usize,
         /// Why.
-        why: String,
+        source: crate::position::ParsePositionError,
     },
+    /// An opening after which the game is over (1-based line).
+    #[error("openings line {0}: the game is already over")]
+    OpeningOver(usize),
     /// An SPRT that is not `elo0,elo1,alpha,beta`.
     #[error("invalid SPRT '{text}' ({why})")]
     Sprt {
@@ -147,6 +150,9 @@ pub enum MatchError {
         /// What it needs.
         why: &'static str,
     },
+    /// An openings file without an opening.
+    #[error("{} holds no opening", .0.display())]
+    NoOpenings(PathBuf),
     /// Fewer than two engines.
     #[error("a match needs at least two engines")]
     TooFewEngines,

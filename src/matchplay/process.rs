@@ -60,9 +60,23 @@ pub struct EngineProcess {
     group_ended: bool,
 }
 
-/// One line of an engine's output: its text, or (`Err`) the text read
-/// lossily when the bytes were not UTF-8.
-type Line = Result<String, String>;
+/// One line of an engine's output, as text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LineText {
+    /// A UTF-8 line.
+    Utf8(String),
+    /// A line whose bytes were not UTF-8, read lossily.
+    Lossy(String),
+}
+
+impl LineText {
+    /// The text, however it was read.
+    pub fn into_text(self) -> String {
+        match self {
+            LineText::Utf8(s) | LineText::Lossy(s) => s,
+        }
+    }
+}
 
 /// Most lines an exchange other than a search may bring (the handshake,
 /// `isready`, `ping`, a GTP reply) before the engine is taken to be
@@ -165,23 +179,24 @@ impl EngineProcess {
     /// [`Failure::Timeout`] past the deadline, [`Failure::Crash`] at EOF,
     /// [`Failure::Protocol`] for a line that is not UTF-8 or too long.
     pub fn recv(&mut self, deadline: Instant) -> Result<String, Failure> {
-        self.recv_line(deadline)?.map_err(|lossy| {
-            Failure::Protocol(format!(
+        match self.recv_line(deadline)? {
+            LineText::Utf8(s) => Ok(s),
+            LineText::Lossy(lossy) => Err(Failure::Protocol(format!(
                 "{} printed invalid UTF-8: '{}'",
                 self.label,
                 quote_token(&lossy.escape_debug().to_string())
-            ))
-        })
+            ))),
+        }
     }
 
-    /// The next line, with the text read lossily (`Err`) when it is not
-    /// UTF-8: for the handshake, where an author's name in Latin-1 is no
+    /// The next line, with the text read lossily ([`LineText::Lossy`])
+    /// when it is not UTF-8: for the handshake, where an author's name in Latin-1 is no
     /// reason to refuse an engine. A line read after `deadline` is no
     /// answer in time, however many lines came before it.
     ///
     /// # Errors
     /// As [`EngineProcess::recv`], bar the UTF-8 check.
-    pub fn recv_line(&mut self, deadline: Instant) -> Result<Line, Failure> {
+    pub fn recv_line(&mut self, deadline: Instant) -> Result<LineText, Failure> {
         let line = match self.lines.recv_deadline(deadline) {
             Ok(l) if l.at <= deadline => l,
             Ok(_) | Err(RecvTimeoutError::Timeout) => {
@@ -204,8 +219,8 @@ impl EngineProcess {
             }
         };
         match line.text {
-            Text::Utf8(s) => Ok(Ok(s)),
-            Text::Lossy(s) => Ok(Err(s)),
+            Text::Utf8(s) => Ok(LineText::Utf8(s)),
+            Text::Lossy(s) => Ok(LineText::Lossy(s)),
             Text::TooLong(head) => Err(Failure::Protocol(format!(
                 "{} printed a line of more than {MAX_LINE_BYTES} bytes ('{}…')",
                 self.label,

@@ -77,7 +77,7 @@ impl Uci {
         let mut name = None;
         let mut options = Vec::new();
         for _ in 0..MAX_REPLY_LINES {
-            let line = proc.recv_line(deadline)?.unwrap_or_else(|lossy| lossy);
+            let line = proc.recv_line(deadline)?.into_text();
             let t = line.trim();
             if t == "uciok" {
                 return Ok(Uci {

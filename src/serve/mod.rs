@@ -43,7 +43,7 @@ mod http;
 mod session;
 mod table;
 
-use crate::cli::ToolResult;
+use crate::cli::{ToolError, ToolResult};
 use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
@@ -101,14 +101,39 @@ pub struct ServeArgs {
     pub search_budget: u64,
 }
 
+/// Why the server cannot start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The address cannot be bound.
+    #[error("cannot listen on {host}:{port}: {source}")]
+    Listen {
+        /// `--host`.
+        host: String,
+        /// `--port`.
+        port: u16,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The bound socket has no address.
+    #[error("cannot read the listening address: {0}")]
+    Address(#[source] std::io::Error),
+}
+
 /// Runs the server until the process ends.
 ///
 /// # Errors
-/// The address cannot be bound.
+/// The address cannot be bound ([`ServeError`]), a thread cannot start,
+/// the URL cannot be written.
 pub fn run(args: &ServeArgs) -> ToolResult {
-    let listener = std::net::TcpListener::bind((args.host.as_str(), args.port))
-        .map_err(|e| format!("cannot listen on {}:{}: {e}", args.host, args.port))?;
-    let addr = listener.local_addr()?;
+    let listener =
+        std::net::TcpListener::bind((args.host.as_str(), args.port)).map_err(|source| {
+            ServeError::Listen {
+                host: args.host.clone(),
+                port: args.port,
+                source,
+            }
+        })?;
+    let addr = listener.local_addr().map_err(ServeError::Address)?;
     let url = format!("http://{addr}/");
     if !addr.ip().is_loopback() {
         eprintln!(
@@ -125,7 +150,8 @@ pub fn run(args: &ServeArgs) -> ToolResult {
     let tick = Duration::from_secs(args.orphan_timeout).min(Duration::from_secs(4)) / 4;
     std::thread::Builder::new()
         .name("annex-serve-reap".into())
-        .spawn(move || reaper.table.reap(tick))?;
+        .spawn(move || reaper.table.reap(tick))
+        .map_err(ToolError::Thread)?;
     // The first line of stdout: tests and scripts read the URL from it.
     let mut out = std::io::stdout();
     writeln!(out, "annex serve: {url}")?;

@@ -17,10 +17,12 @@
 //! one `error: …` line, until `quit` or the end of input.
 
 use crate::bitboard::Squares;
-use crate::cli::{ToolError, ToolResult, args};
-use crate::rules::Start;
+use crate::cli::{ToolResult, args};
+use crate::rules::{ParseRuleError, Start};
 use crate::solo::player::{MonteCarlo, MonteCarloConfig, RandomPlayer, SoloPlayer, play_out};
-use crate::solo::{Layout, MoveEffect, Objective, SoloGame, SoloMove, SoloState};
+use crate::solo::{
+    Layout, LayoutError, MoveEffect, Objective, SoloError, SoloGame, SoloMove, SoloState,
+};
 use std::io::{BufRead, Write};
 use std::time::Instant;
 
@@ -68,19 +70,19 @@ impl SoloArgs {
         }
     }
 
-    fn layout(&self) -> Result<Layout, String> {
+    fn layout(&self) -> Result<Layout, SoloCliError> {
         match &self.layout {
-            Some(s) => s.parse().map_err(|e| format!("{e}")),
+            Some(s) => Ok(s.parse()?),
             None => Ok(Layout::default()),
         }
     }
 
-    fn new_game(&self, layout: &Layout, seed: u64) -> Result<SoloGame, String> {
-        let start: Start = self.start.parse().map_err(|e| format!("{e}"))?;
-        SoloGame::deal_with(layout, start, seed).map_err(|e| e.to_string())
+    fn new_game(&self, layout: &Layout, seed: u64) -> Result<SoloGame, SoloCliError> {
+        let start: Start = self.start.parse()?;
+        SoloGame::deal_with(layout, start, seed).map_err(SoloCliError::Deal)
     }
 
-    fn player(&self, seed: u64) -> Result<Box<dyn SoloPlayer>, String> {
+    fn player(&self, seed: u64) -> Result<Box<dyn SoloPlayer>, SoloCliError> {
         match self.player.to_ascii_lowercase().as_str() {
             "mc" => Ok(Box::new(MonteCarlo::new(MonteCarloConfig {
                 rollouts: self.rollouts.max(1),
@@ -89,7 +91,7 @@ impl SoloArgs {
                 risk_penalty: self.risk_penalty,
             }))),
             "random" => Ok(Box::new(RandomPlayer::new(seed))),
-            p => Err(format!("unknown player '{p}' (expected mc or random)")),
+            p => Err(SoloCliError::Player(p.to_string())),
         }
     }
 }
@@ -102,39 +104,32 @@ impl SoloArgs {
 pub fn run(a: &SoloArgs) -> ToolResult {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let r = if a.interactive {
+    if a.interactive {
         interactive(std::io::stdin().lock(), &mut out, a)
     } else {
         batch(&mut out, a)
-    };
-    r.map_err(|e| match e {
-        Failure::Io(e) => ToolError::Output(e),
-        Failure::Args(s) => ToolError::Msg(s),
-    })
-}
-
-/// An error of a solo run.
-#[derive(Debug)]
-pub enum Failure {
-    /// Bad arguments.
-    Args(String),
-    /// Writing the report failed.
-    Io(std::io::Error),
-}
-
-impl std::fmt::Display for Failure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Failure::Args(s) => f.write_str(s),
-            Failure::Io(e) => write!(f, "output: {e}"),
-        }
     }
 }
 
-impl From<std::io::Error> for Failure {
-    fn from(e: std::io::Error) -> Failure {
-        Failure::Io(e)
-    }
+/// Why `annex solo` cannot deal or play its games (an output error is a
+/// [`crate::cli::ToolError::Output`]).
+#[derive(Debug, thiserror::Error)]
+pub enum SoloCliError {
+    /// A `--layout` that is not 24 tile squares.
+    #[error(transparent)]
+    Layout(#[from] LayoutError),
+    /// A `--start` that is no start of the puzzle.
+    #[error(transparent)]
+    Start(#[from] ParseRuleError),
+    /// A deal that cannot be set up on the layout and start.
+    #[error(transparent)]
+    Deal(SoloError),
+    /// An unknown `--player`.
+    #[error("unknown player '{0}' (expected mc or random)")]
+    Player(String),
+    /// A player that chose a move the game refuses.
+    #[error(transparent)]
+    Play(SoloError),
 }
 
 /// Describes a move's effect: `x d3: turns 1, wins o7, reveals c3=x4 d2=o-`.
@@ -175,18 +170,18 @@ pub fn describe(m: SoloMove, fx: &MoveEffect, before: &SoloState, after: &SoloSt
 /// Batch mode: plays the games and writes the report to `out`.
 ///
 /// # Errors
-/// Bad arguments or an output error.
-pub fn batch(out: &mut impl Write, a: &SoloArgs) -> Result<(), Failure> {
-    let layout = a.layout().map_err(Failure::Args)?;
+/// Bad arguments ([`SoloCliError`]) or an output error.
+pub fn batch(out: &mut impl Write, a: &SoloArgs) -> ToolResult {
+    let layout = a.layout()?;
     let obj = a.objective();
     let name = a.player.to_ascii_lowercase();
-    a.player(0).map_err(Failure::Args)?;
-    a.new_game(&layout, 0).map_err(Failure::Args)?;
+    a.player(0)?;
+    a.new_game(&layout, 0)?;
     let (mut tiles, mut variant, mut secs) = (0u64, 0u64, 0f64);
     for i in 0..a.games {
         let seed = a.seed.wrapping_add(u64::from(i));
-        let mut game = a.new_game(&layout, seed).map_err(Failure::Args)?;
-        let mut player = a.player(seed).map_err(Failure::Args)?;
+        let mut game = a.new_game(&layout, seed)?;
+        let mut player = a.player(seed)?;
         let t = Instant::now();
         if a.show {
             writeln!(out, "game {} seed {seed}\n{}", i + 1, game.state())?;
@@ -194,7 +189,7 @@ pub fn batch(out: &mut impl Write, a: &SoloArgs) -> Result<(), Failure> {
                 let before = game.state().clone();
                 match player.choose(&before) {
                     Some(m) => {
-                        let fx = game.play(m).map_err(|e| Failure::Args(e.to_string()))?;
+                        let fx = game.play(m).map_err(SoloCliError::Play)?;
                         let n = game.history().len();
                         writeln!(out, "{n}. {}", describe(m, &fx, &before, game.state()))?;
                         writeln!(out, "{}", game.state())?;
@@ -206,7 +201,7 @@ pub fn batch(out: &mut impl Write, a: &SoloArgs) -> Result<(), Failure> {
                 }
             }
         } else {
-            play_out(&mut game, player.as_mut()).map_err(|e| Failure::Args(e.to_string()))?;
+            play_out(&mut game, player.as_mut()).map_err(SoloCliError::Play)?;
         }
         let s = t.elapsed().as_secs_f64();
         let (nt, nv) = (game.score(Objective::Tiles), game.score(Objective::Variant));
@@ -248,9 +243,9 @@ const HELP: &str = "commands: x <square> | o <square> (play a disc of that colou
 /// # Errors
 /// Bad arguments or an output error (bad input lines are answered, not
 /// errors).
-pub fn interactive(input: impl BufRead, out: &mut impl Write, a: &SoloArgs) -> Result<(), Failure> {
-    let layout = a.layout().map_err(Failure::Args)?;
-    let mut game = a.new_game(&layout, a.seed).map_err(Failure::Args)?;
+pub fn interactive(input: impl BufRead, out: &mut impl Write, a: &SoloArgs) -> ToolResult {
+    let layout = a.layout()?;
+    let mut game = a.new_game(&layout, a.seed)?;
     writeln!(out, "solo puzzle, seed {}; {HELP}", a.seed)?;
     writeln!(out, "{}", game.state())?;
     let mut lines = input.lines();
@@ -306,12 +301,7 @@ pub fn interactive(input: impl BufRead, out: &mut impl Write, a: &SoloArgs) -> R
 }
 
 /// One command of an interactive game that is not over (not `quit`).
-fn command(
-    cmd: &str,
-    game: &mut SoloGame,
-    out: &mut impl Write,
-    a: &SoloArgs,
-) -> Result<(), Failure> {
+fn command(cmd: &str, game: &mut SoloGame, out: &mut impl Write, a: &SoloArgs) -> ToolResult {
     match cmd.to_ascii_lowercase().as_str() {
         "" => {}
         "stop" => game.stop(),

@@ -1,8 +1,8 @@
 //! `annex train`: command-line front end of [`crate::train`].
 
 use crate::cli::{ToolError, ToolResult, args};
-use crate::eval::Weights;
 use crate::eval::pattern::FeatureSet;
+use crate::eval::{Weights, WeightsError};
 use crate::train::fit::FitConfig;
 use crate::train::{TrainConfig, train};
 use std::path::{Path, PathBuf};
@@ -108,11 +108,64 @@ pub struct TrainArgs {
 }
 
 /// Parses `--stages`.
-fn stage_count(s: &str) -> Result<usize, String> {
+fn stage_count(s: &str) -> Result<usize, TrainArgsError> {
     s.parse::<usize>()
         .ok()
         .filter(|n| crate::eval::pattern::STAGE_COUNTS.contains(n))
-        .ok_or_else(|| format!("'{s}' is not a stage count (16, 32 or 64)"))
+        .ok_or_else(|| TrainArgsError::StageCount(s.to_string()))
+}
+
+/// Arguments of `annex train` that do not fit the run.
+#[derive(Debug, thiserror::Error)]
+pub enum TrainArgsError {
+    /// A `--stages` value that is not a stage count.
+    #[error("'{0}' is not a stage count (16, 32 or 64)")]
+    StageCount(String),
+    /// An unknown `--features` name.
+    #[error("unknown feature set '{0}' (patterns, mobility, extended or potential)")]
+    FeatureSet(String),
+    /// `--same-parity` without one stage an empty.
+    #[error("--same-parity needs --stages 64 (one stage an empty)")]
+    SameParity,
+    /// An unknown name in `--sources`.
+    #[error("unknown source '{0}' (wthor, logbook)")]
+    Source(String),
+    /// A bad `--source-weight`.
+    #[error(transparent)]
+    SourceWeight(#[from] SourceWeightError),
+    /// An `--init` file that cannot be read.
+    #[error("--init: cannot read {}: {source}", path.display())]
+    InitRead {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// An `--init` file that holds no weights.
+    #[error("--init: {}: {source}", path.display())]
+    InitWeights {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: WeightsError,
+    },
+    /// `--init` weights of other features or stages than the run's.
+    #[error(
+        "--init: {} holds {set:?} weights of {stages} stages, not {want_set:?} of {want_stages} (--features, --stages)",
+        path.display()
+    )]
+    InitShape {
+        /// The file.
+        path: PathBuf,
+        /// Its features.
+        set: FeatureSet,
+        /// Its stages.
+        stages: usize,
+        /// The run's features.
+        want_set: FeatureSet,
+        /// The run's stages.
+        want_stages: usize,
+    },
 }
 
 /// A `--source-weight` value that is not `NAME=W`.
@@ -162,17 +215,26 @@ pub fn source_weights(
 const MAX_INIT_BYTES: u64 = 256 << 20;
 
 /// The weights of `--init`, which must have the run's features and stages.
-fn init_weights(path: &Path, set: FeatureSet, stages: usize) -> Result<Weights, String> {
-    let bytes = crate::fileio::read_bounded(path, MAX_INIT_BYTES)
-        .map_err(|e| format!("--init: cannot read {}: {e}", path.display()))?;
-    let w = Weights::from_bytes(&bytes).map_err(|e| format!("--init: {}: {e}", path.display()))?;
+fn init_weights(path: &Path, set: FeatureSet, stages: usize) -> Result<Weights, TrainArgsError> {
+    let path_buf = || path.to_path_buf();
+    let bytes = crate::fileio::read_bounded(path, MAX_INIT_BYTES).map_err(|source| {
+        TrainArgsError::InitRead {
+            path: path_buf(),
+            source,
+        }
+    })?;
+    let w = Weights::from_bytes(&bytes).map_err(|source| TrainArgsError::InitWeights {
+        path: path_buf(),
+        source,
+    })?;
     if w.set != set || w.stages != stages {
-        return Err(format!(
-            "--init: {} holds {:?} weights of {} stages, not {set:?} of {stages} (--features, --stages)",
-            path.display(),
-            w.set,
-            w.stages
-        ));
+        return Err(TrainArgsError::InitShape {
+            path: path_buf(),
+            set: w.set,
+            stages: w.stages,
+            want_set: set,
+            want_stages: stages,
+        });
     }
     Ok(w)
 }
@@ -188,15 +250,10 @@ pub fn run(a: &TrainArgs) -> ToolResult {
         "mobility" => FeatureSet::PatternsMobility,
         "extended" => FeatureSet::Extended,
         "potential" => FeatureSet::PatternsPotential,
-        f => {
-            return Err(format!(
-                "unknown feature set '{f}' (patterns, mobility, extended or potential)"
-            )
-            .into());
-        }
+        f => return Err(TrainArgsError::FeatureSet(f.to_string()).into()),
     };
     if a.same_parity && a.stages != 64 {
-        return Err("--same-parity needs --stages 64 (one stage an empty)".into());
+        return Err(TrainArgsError::SameParity.into());
     }
     let prior = a
         .init
@@ -225,7 +282,7 @@ pub fn run(a: &TrainArgs) -> ToolResult {
             epochs: a.epochs,
             lambda: a.lambda,
             rate: a.rate,
-            source_weights: source_weights(&a.source_weight).map_err(ToolError::feature)?,
+            source_weights: source_weights(&a.source_weight).map_err(TrainArgsError::from)?,
             stages: a.stages,
             margin: a.margin,
             same_parity: a.same_parity,
@@ -247,7 +304,7 @@ pub fn run(a: &TrainArgs) -> ToolResult {
             "wthor" => cfg.wthor = true,
             "logbook" => cfg.logbook = true,
             "" => {}
-            s => return Err(format!("unknown source '{s}' (wthor, logbook)").into()),
+            s => return Err(TrainArgsError::Source(s.to_string()).into()),
         }
     }
     let mut needed = Vec::new();
@@ -263,11 +320,14 @@ pub fn run(a: &TrainArgs) -> ToolResult {
     crate::datadir::check(&a.data, &needed)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(a.threads)
-        .build()
-        .map_err(|e| e.to_string())?;
-    let report = pool.install(|| train(&cfg)).map_err(ToolError::feature)?;
-    crate::fileio::write_bytes_atomic(&a.out, &report.weights.to_bytes())
-        .map_err(|e| format!("cannot write {}: {e}", a.out.display()))?;
+        .build()?;
+    let report = pool.install(|| train(&cfg))?;
+    crate::fileio::write_bytes_atomic(&a.out, &report.weights.to_bytes()).map_err(|source| {
+        ToolError::Write {
+            path: a.out.clone(),
+            source,
+        }
+    })?;
     eprintln!(
         "train: wrote {} ({} games trained, {} held out; {} training positions dropped as excluded test positions)",
         a.out.display(),
@@ -284,11 +344,12 @@ mod tests {
 
     #[test]
     fn stage_counts_are_16_32_or_64() {
-        assert_eq!(super::stage_count("32"), Ok(32));
+        assert_eq!(super::stage_count("32").unwrap(), 32);
         for bad in ["30", "0", "x", "-16"] {
             assert!(
                 super::stage_count(bad)
                     .unwrap_err()
+                    .to_string()
                     .contains("16, 32 or 64")
             );
         }

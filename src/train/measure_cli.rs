@@ -4,6 +4,7 @@
 use crate::board::Board;
 use crate::cli::{ToolError, ToolResult, args};
 use crate::eval::Evaluator;
+use crate::train::TrainError;
 use crate::train::data::{Game, read_wthor};
 use crate::train::exclude::Exclusion;
 use crate::train::fit::FitConfig;
@@ -102,6 +103,9 @@ pub struct MeasureArgs {
     threads: usize,
 }
 
+/// The XOT openings of the measuring matches, under the data folder.
+const XOT_SMALL: &str = "openings/xot/openingssmall.txt";
+
 /// Runs `annex eval-measure`.
 pub fn measure(a: &MeasureArgs) -> ToolResult {
     // The held-out games come from the full sets the weights were trained
@@ -111,15 +115,14 @@ pub fn measure(a: &MeasureArgs) -> ToolResult {
         &[
             "endgame/ffo/ffo_1_59.tsv",
             "endgame/edax_hard/hard-20.obf",
-            "openings/xot/openingssmall.txt",
+            XOT_SMALL,
             "wthor",
             "logistello/logbook.gam.gz",
         ],
     )?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(a.threads)
-        .build()
-        .map_err(|e| e.to_string())?;
+        .build()?;
     // The lock is taken on the pool's thread (a lock cannot move).
     pool.install(|| {
         let mut out = std::io::stdout().lock();
@@ -146,15 +149,21 @@ fn measure_report(a: &MeasureArgs, out: &mut impl Write) -> ToolResult {
     write_accuracy(out, &sets, &evals, a.depth)?;
     write_speed(out, &sets, &evals)?;
     let rules = crate::rules::RuleSet::default();
-    let xot = crate::fileio::read_string_bounded(
-        &a.data.join("openings/xot/openingssmall.txt"),
-        crate::fileio::MAX_TEXT_BYTES,
-    )
-    .map_err(|e| format!("cannot read XOT openings: {e}"))?;
+    let xot_path = a.data.join(XOT_SMALL);
+    let xot = crate::fileio::read_string_bounded(&xot_path, crate::fileio::MAX_TEXT_BYTES)
+        .map_err(|source| ToolError::Read {
+            path: xot_path.clone(),
+            source,
+        })?;
     let mut openings = Vec::new();
     for line in xot.lines().filter(|l| !l.trim().is_empty()) {
-        let p = crate::position::Position::from_transcript(line.trim(), &rules)
-            .map_err(|e| format!("XOT opening {line}: {e}"))?;
+        let p =
+            crate::position::Position::from_transcript(line.trim(), &rules).map_err(|source| {
+                TrainError::Position {
+                    path: xot_path.clone(),
+                    source,
+                }
+            })?;
         openings.push(p.board);
     }
     if a.engine_depth > 0 {
@@ -183,11 +192,11 @@ fn exact_sets(a: &MeasureArgs) -> ToolResult<(Sets, Vec<Game>)> {
     let mut sets: Sets = vec![
         (
             "FFO #1-#59".into(),
-            read_ffo_tsv(&a.data.join("endgame/ffo/ffo_1_59.tsv")).map_err(ToolError::feature)?,
+            read_ffo_tsv(&a.data.join("endgame/ffo/ffo_1_59.tsv"))?,
         ),
         (
             "hard-20".into(),
-            read_obf(&a.data.join("endgame/edax_hard/hard-20.obf")).map_err(ToolError::feature)?,
+            read_obf(&a.data.join("endgame/edax_hard/hard-20.obf"))?,
         ),
     ];
     let cfg = crate::train::TrainConfig {
@@ -205,7 +214,7 @@ fn exact_sets(a: &MeasureArgs) -> ToolResult<(Sets, Vec<Game>)> {
         exclude: Vec::new(),
         fit: FitConfig::default(),
     };
-    let games = crate::train::load_games(&cfg).map_err(ToolError::feature)?;
+    let games = crate::train::load_games(&cfg)?;
     if a.solve > 0 {
         sets.push((
             "held-out WTHOR/Logistello games (exact)".into(),
@@ -215,12 +224,19 @@ fn exact_sets(a: &MeasureArgs) -> ToolResult<(Sets, Vec<Game>)> {
     if a.online > 0 {
         let t = Instant::now();
         let (eo, bad) =
-            testsets::read_eothello(&a.data.join("online_games/eothello/othello_dataset.csv"))
-                .map_err(ToolError::feature)?;
+            testsets::read_eothello(&a.data.join("online_games/eothello/othello_dataset.csv"))?;
         let p = a.data.join("online_games/playok/PLAYOK_2023.wtb");
-        let bytes = crate::fileio::read_bounded(&p, crate::train::MAX_WTHOR_BYTES)
-            .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-        let po = read_wthor(&bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+        let bytes =
+            crate::fileio::read_bounded(&p, crate::train::MAX_WTHOR_BYTES).map_err(|source| {
+                TrainError::Read {
+                    path: p.clone(),
+                    source,
+                }
+            })?;
+        let po = read_wthor(&bytes).map_err(|source| TrainError::Wthor {
+            path: p.clone(),
+            source,
+        })?;
         let label_eval = Evaluator::from_file(&a.label_eval)?;
         for (name, g) in [("eOthello", &eo), ("PlayOK", &po)] {
             let boards = testsets::sample_boards(g, a.online);
@@ -244,8 +260,7 @@ fn exact_sets(a: &MeasureArgs) -> ToolResult<(Sets, Vec<Game>)> {
     }
     if !a.datagen.is_empty() {
         let (_, held) =
-            crate::train::load_datagen(&a.datagen, a.seed, a.holdout, 0.0, a.allow_partial)
-                .map_err(ToolError::feature)?;
+            crate::train::load_datagen(&a.datagen, a.seed, a.holdout, 0.0, a.allow_partial)?;
         let [solved, playout] = testsets::datagen_sets(&held, a.datagen_positions);
         sets.push(("held-out self-play games (exact)".into(), solved));
         sets.push(("held-out self-play games (play-out labels)".into(), playout));
@@ -271,8 +286,7 @@ fn write_overlap(
         .collect();
     let refs: Vec<&[Exact]> = sets.iter().map(|s| s.1.as_slice()).collect();
     let found = testsets::occurrences(&refs, &train);
-    let ex = Exclusion::from_files(&crate::train::exclude::default_files(&a.data))
-        .map_err(ToolError::feature)?;
+    let ex = Exclusion::from_files(&crate::train::exclude::default_files(&a.data))?;
     writeln!(
         out,
         "Test positions in the {} training games (WTHOR/Logistello, up to symmetry) / in the default exclusion list:",
@@ -509,7 +523,10 @@ fn write_gtp_matches(
             .chunks(2)
             .map(|c| String::from_utf8_lossy(c).parse::<crate::square::Square>())
             .collect();
-        lines.push(sq.map_err(|_| format!("bad XOT line {line}"))?);
+        lines.push(sq.map_err(|_| ToolError::BadLine {
+            path: a.data.join(XOT_SMALL),
+            line: line.to_string(),
+        })?);
     }
     let t = Instant::now();
     let limits = crate::search::Limits {
@@ -522,8 +539,7 @@ fn write_gtp_matches(
         &evals[..]
     };
     for &(ename, e) in players {
-        let (r, per_move) = crate::train::measure::gtp_match(program, e, &lines, &limits)
-            .map_err(ToolError::feature)?;
+        let (r, per_move) = crate::train::measure::gtp_match(program, e, &lines, &limits)?;
         writeln!(
             out,
             "{ename} vs {program}, {} games (XOT, colours swapped), annex {} ms/move, {program} {:.0} ms/move on average: {} ({:.0} s)",
