@@ -35,5 +35,6 @@ mod files_readers;
 mod files_write;
 mod serve_hostile;
 mod protocol_edges;
+mod protocol_options;
 mod data_folder;
 mod readme_examples;
