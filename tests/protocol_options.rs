@@ -128,6 +128,11 @@ fn tool_flags_take_the_option_ranges() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(bad) && err.contains(flag), "{err}");
     }
+    let help = String::from_utf8_lossy(&run(&["--help"]).stdout).into_owned();
+    for o in OPTIONS {
+        assert!(help.contains(o.name), "--help lacks {}", o.name);
+    }
+    assert!(help.contains("Hash (1-65536, default 64)"), "{help}");
     let out = run(&["--option", "Threads=257"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
