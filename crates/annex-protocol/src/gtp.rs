@@ -543,3 +543,50 @@ impl Handler for Gtp {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each error's reply text, as the protocol documents them.
+    #[test]
+    fn error_texts() {
+        let long = "x".repeat(200);
+        for (e, text) in [
+            (GtpError::MissingCommand, "missing command".to_string()),
+            (
+                check_arity("play", &["b"]).unwrap_err(),
+                "play: missing argument".into(),
+            ),
+            (
+                check_arity("genmove", &["b", &long]).unwrap_err(),
+                format!("genmove: unexpected token '{}'", quote_token(&long)),
+            ),
+            (
+                parse_color("red").unwrap_err(),
+                "invalid color 'red'".into(),
+            ),
+            (
+                GtpError::IllegalMove(MoveError::Illegal("f5".into())),
+                "illegal move: f5".into(),
+            ),
+            (
+                GtpError::Usage("time_left <color> <seconds> <stones>"),
+                "syntax error: time_left <color> <seconds> <stones>".into(),
+            ),
+            (
+                GtpError::InvalidSetting {
+                    name: "Depth",
+                    value: "61".into(),
+                },
+                "invalid value '61' for Depth".into(),
+            ),
+            (
+                GtpError::Option(OptionError::Unknown("Colour".into())),
+                "unknown option 'Colour'".into(),
+            ),
+        ] {
+            assert_eq!(e.to_string(), text);
+        }
+    }
+}
