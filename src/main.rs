@@ -2,8 +2,9 @@
 //! protocols on stdin/stdout; subcommands are command-line tools.
 
 use annex::cli::{CONFIG_VAR, ToolError, ToolResult};
+use annex::engine::{OPTIONS, OptionKind};
 use annex::search::{Config, ConfigError};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
@@ -25,7 +26,7 @@ struct Cli {
     protocol: Option<annex::protocol::Protocol>,
     /// An engine option set before the first command, as `NAME=VALUE`
     /// (repeatable; e.g. `--option Tie=second --option Hash=256`): for GUIs
-    /// that cannot send options, such as NBoard's.
+    /// that cannot send options, such as NBoard's. `--help` lists them.
     #[arg(long = "option", value_name = "NAME=VALUE")]
     options: Vec<String>,
     #[command(subcommand)]
@@ -77,6 +78,27 @@ fn run_protocol(forced: Option<annex::protocol::Protocol>, options: &[String]) -
     Ok(annex::protocol::run(forced, engine, rx)?)
 }
 
+/// `--option`'s long help: the engine's options as its table defines them.
+fn option_help() -> String {
+    let list: Vec<String> = OPTIONS
+        .iter()
+        .map(|o| match o.kind {
+            OptionKind::Spin { default, min, max } => {
+                format!("{} ({min}-{max}, default {default})", o.name)
+            }
+            OptionKind::Check { default } => format!("{} (true/false, default {default})", o.name),
+            OptionKind::String { default } => format!("{} (default {default})", o.name),
+            OptionKind::Combo { vars } => format!("{} ({})", o.name, vars.join("|")),
+        })
+        .collect();
+    format!(
+        "An engine option set before the first command, as NAME=VALUE (repeatable; e.g. \
+         `--option Tie=second --option Hash=256`): for GUIs that cannot send options, such as \
+         NBoard's. The options: {}.",
+        list.join(", ")
+    )
+}
+
 /// The search tunables: the defaults, overridden by
 /// `ANNEX_CONFIG=name=value,...` (a tuning aid for the protocol loop, and
 /// so for engines under `match`, and for `solve`). A bad spec is an error:
@@ -95,7 +117,8 @@ fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
         .init();
-    let cli = Cli::parse();
+    let command = Cli::command().mut_arg("options", |a| a.long_help(option_help()));
+    let cli = Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|e| e.exit());
     let result: ToolResult = match cli.command {
         None => {
             if std::io::stdin().is_terminal() {

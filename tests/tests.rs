@@ -35,6 +35,7 @@ mod files_readers;
 mod files_write;
 mod serve_hostile;
 mod protocol_edges;
+mod protocol_options;
 mod data_folder;
 mod readme_examples;
 mod tool_errors;

@@ -1,8 +1,10 @@
 //! The ranges of the tools' numeric arguments, written once: clap value
 //! parsers that reject a value out of range with exit code 2 and a message
-//! naming the range. The engine's own limits (depth, `Threads`, `Hash`,
-//! `MultiPV`) live with the engine and are re-exported here.
+//! naming the range. The engine's own limits live with the engine: the
+//! flags of its options (`Threads`, `Hash`, `MultiPV`) take the range of
+//! the option's one definition ([`crate::engine::options`]).
 
+use crate::engine::options::{self, OptionSpec};
 use clap::builder::{RangedU64ValueParser, TypedValueParser, ValueParser};
 
 pub use crate::engine::{MAX_DEPTH, MAX_HASH_MB, MAX_MULTIPV, MAX_THREADS};
@@ -17,14 +19,20 @@ pub const MAX_PERFT_DEPTH: u32 = 20;
 /// Longest time in milliseconds (the protocol reads times as `i64`).
 pub const MAX_MILLIS: u64 = i64::MAX as u64;
 
-/// Search and worker threads: 1 to the engine's `Threads` maximum.
-pub fn threads() -> RangedU64ValueParser<usize> {
-    RangedU64ValueParser::new().range(1..=MAX_THREADS as u64)
+/// The range of the engine's spin option `spec`.
+fn option_range(spec: &OptionSpec) -> RangedU64ValueParser<usize> {
+    let (min, max) = spec.range().unwrap_or((1, 1));
+    RangedU64ValueParser::new().range(min.max(0) as u64..=max.max(0) as u64)
 }
 
-/// Table size in MiB: 1 to the engine's `Hash` maximum.
+/// Search and worker threads: the range of the engine's `Threads`.
+pub fn threads() -> RangedU64ValueParser<usize> {
+    option_range(&options::THREADS)
+}
+
+/// Table size in MiB: the range of the engine's `Hash`.
 pub fn hash_mb() -> RangedU64ValueParser<usize> {
-    RangedU64ValueParser::new().range(1..=MAX_HASH_MB as u64)
+    option_range(&options::HASH)
 }
 
 /// A search depth, 1 to [`MAX_DEPTH`].
@@ -67,9 +75,9 @@ pub fn positive_usize() -> RangedU64ValueParser<usize> {
     RangedU64ValueParser::new().range(1..=usize::MAX as u64)
 }
 
-/// Lines of a multi-PV search, 1 to [`MAX_MULTIPV`].
+/// Lines of a multi-PV search: the range of the engine's `MultiPV`.
 pub fn multipv() -> RangedU64ValueParser<usize> {
-    RangedU64ValueParser::new().range(1..=MAX_MULTIPV as u64)
+    option_range(&options::MULTIPV)
 }
 
 /// A percentage of held-out games, 0 to 99 (100 would leave nothing to

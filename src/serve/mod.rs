@@ -66,12 +66,14 @@ pub struct ServeArgs {
     /// Open the page in the default browser.
     #[arg(long)]
     pub open: bool,
-    /// Search threads of each page's engine.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
-    pub threads: u16,
-    /// Hash table of each page's engine, in MiB (1-65536).
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=65536))]
-    pub hash: u32,
+    /// Search threads of each page's engine (1-256, the engine's
+    /// `Threads`).
+    #[arg(long, default_value_t = 1, value_parser = crate::cli::args::threads())]
+    pub threads: usize,
+    /// Hash table of each page's engine, in MiB (1-65536, the engine's
+    /// `Hash`).
+    #[arg(long, default_value_t = 16, value_parser = crate::cli::args::hash_mb())]
+    pub hash: usize,
     /// Most pages (sessions) at once. Sessions whose page has gone do not
     /// count (up to as many more are kept); past the limit the session
     /// least recently used without an open page is closed.

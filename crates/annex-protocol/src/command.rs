@@ -649,11 +649,8 @@ mod tests {
 
     #[test]
     fn go_ranges_and_case() {
-        let multipv = annex_core::engine::Engine::option_specs()
-            .into_iter()
-            .find(|o| o.name == "MultiPV")
-            .unwrap();
-        assert_eq!(multipv.max, MAX_MULTIPV as i64);
+        let multipv = annex_core::engine::OptionSpec::find("MultiPV").unwrap();
+        assert_eq!(multipv.range(), Some((1, MAX_MULTIPV as i64)));
         let Command::Go(g) = parse("GO Depth 60 MULTIPV 64 movestogo 1000").unwrap() else {
             panic!()
         };

@@ -10,10 +10,11 @@ use super::reply::final_result;
 use super::uci::checked_move;
 use super::{Flow, Handler, Out};
 use annex_core::board::Color;
-use annex_core::engine::{Engine, EngineEvent, OptionEffect};
+use annex_core::engine::{Engine, EngineEvent, OptionError};
 use annex_core::moves::{Move, MoveError};
 use annex_core::position::Position;
-use annex_core::record::game::{Game, color_name};
+use annex_core::record::game::color_name;
+use annex_core::rules::RuleSet;
 use annex_core::search::Limits;
 use annex_core::square::Square;
 use crossbeam_channel::Receiver;
@@ -73,14 +74,69 @@ fn arity(cmd: &str) -> (usize, Option<usize>) {
 }
 
 /// The arguments of `cmd` are as many as it takes.
-fn check_arity(cmd: &str, args: &[&str]) -> Result<(), String> {
+fn check_arity(cmd: &str, args: &[&str]) -> Result<(), GtpError> {
     let (least, most) = arity(cmd);
     if args.len() < least {
-        return Err(format!("{cmd}: missing argument"));
+        return Err(GtpError::MissingArgument(cmd.to_string()));
     }
     match most.and_then(|m| args.get(m)) {
-        Some(extra) => Err(format!("{cmd}: unexpected token '{}'", quote_token(extra))),
+        Some(extra) => Err(GtpError::UnexpectedToken {
+            cmd: cmd.to_string(),
+            token: quote_token(extra),
+        }),
         None => Ok(()),
+    }
+}
+
+/// Why a command failed: the text of its `?` reply. Tokens from the
+/// input are quoted short ([`quote_token`]).
+#[derive(Debug, thiserror::Error)]
+enum GtpError {
+    #[error("missing command")]
+    MissingCommand,
+    #[error("unknown command '{0}'")]
+    UnknownCommand(String),
+    #[error("{0}: missing argument")]
+    MissingArgument(String),
+    #[error("{cmd}: unexpected token '{token}'")]
+    UnexpectedToken { cmd: String, token: String },
+    #[error("invalid color '{0}'")]
+    InvalidColor(String),
+    #[error("syntax error: invalid move '{0}'")]
+    InvalidMove(String),
+    #[error("syntax error: invalid komi '{0}'")]
+    InvalidKomi(String),
+    /// A command's arguments, as `<main> <byo-yomi> <stones>`.
+    #[error("syntax error: {0}")]
+    Usage(&'static str),
+    #[error("illegal move: {}", illegal_text(.0))]
+    IllegalMove(MoveError),
+    #[error(transparent)]
+    Move(#[from] MoveError),
+    #[error("it is {0}'s turn")]
+    NotTurn(&'static str),
+    #[error("unacceptable size")]
+    UnacceptableSize,
+    #[error("cannot undo")]
+    CannotUndo,
+    #[error("game is not over")]
+    GameNotOver,
+    #[error("unsupported game")]
+    UnsupportedGame,
+    /// A value of this protocol's own settings (`MoveTime`, `Depth`).
+    #[error("invalid value '{value}' for {name}")]
+    InvalidSetting { name: &'static str, value: String },
+    /// An engine option refused (the engine's message, quoted short).
+    #[error("{}", quote_token(&.0.to_string()))]
+    Option(#[from] OptionError),
+}
+
+/// An illegal move as `play` reports it: the move's own text for a move
+/// that is not legal here, else the whole message.
+fn illegal_text(e: &MoveError) -> String {
+    match e {
+        MoveError::Illegal(t) => t.clone(),
+        e => e.to_string(),
     }
 }
 
@@ -97,19 +153,18 @@ struct Clock {
 pub(super) struct Gtp {
     engine: Engine,
     events: Receiver<EngineEvent>,
-    game: Game,
     clock: Option<Clock>,
     movetime: Duration,
     depth: Option<u32>,
 }
 
-type Reply = Result<String, String>;
+type Reply = Result<String, GtpError>;
 
-fn parse_color(s: &str) -> Result<Color, String> {
+fn parse_color(s: &str) -> Result<Color, GtpError> {
     match s.to_ascii_lowercase().as_str() {
         "b" | "black" => Ok(Color::Black),
         "w" | "white" => Ok(Color::White),
-        _ => Err(format!("invalid color '{}'", quote_token(s))),
+        _ => Err(GtpError::InvalidColor(quote_token(s))),
     }
 }
 
@@ -126,8 +181,8 @@ fn vertex(m: Move) -> String {
     }
 }
 
-fn result_text(pos: &Position, game: &Game) -> String {
-    let (diff, winner) = final_result(pos, &game.rules());
+fn result_text(pos: &Position, rules: &RuleSet) -> String {
+    let (diff, winner) = final_result(pos, rules);
     match winner {
         Some(Color::Black) => format!("B+{diff}"),
         Some(Color::White) => format!("W+{}", -diff),
@@ -137,11 +192,9 @@ fn result_text(pos: &Position, game: &Game) -> String {
 
 impl Gtp {
     pub(super) fn new(engine: Engine, events: Receiver<EngineEvent>) -> Gtp {
-        let game = Game::new(engine.rules());
         Gtp {
             engine,
             events,
-            game,
             clock: None,
             movetime: Duration::from_millis(DEFAULT_MOVE_TIME_MS),
             depth: None,
@@ -179,23 +232,23 @@ impl Gtp {
     /// Searches for `color` and plays the move unless `reg` (GTP
     /// `reg_genmove`: answer only).
     fn genmove(&mut self, color: Color, reg: bool) -> Reply {
-        let rules = self.game.rules();
-        let mut pos = self.game.current();
+        let rules = self.engine.rules();
+        let mut pos = self.engine.game().current();
         if pos.is_game_over(&rules) {
             return Ok("pass".into());
         }
         if pos.side != color {
             if pos.must_pass(&rules) {
-                self.game.play(Move::PASS).map_err(|e| e.to_string())?;
-                pos = self.game.current();
+                self.engine.play(Move::PASS)?;
+                pos = self.engine.game().current();
             } else {
-                return Err(format!("it is {}'s turn", color_name(pos.side)));
+                return Err(GtpError::NotTurn(color_name(pos.side)));
             }
         }
         if pos.legal_moves(&rules).is_empty() {
             // Must pass, or the game is over: GTP's answer is pass either way.
             if pos.must_pass(&rules) && !reg {
-                self.game.play(Move::PASS).map_err(|e| e.to_string())?;
+                self.engine.play(Move::PASS)?;
             }
             return Ok("pass".into());
         }
@@ -212,12 +265,12 @@ impl Gtp {
         if reg {
             return Ok(vertex(m));
         }
-        let m = self.game.play(m).map_err(|e| e.to_string())?;
+        let m = self.engine.play(m)?;
         Ok(vertex(m))
     }
 
     fn board_rows(&self) -> String {
-        let pos = self.game.current();
+        let pos = self.engine.game().current();
         // GoGui draws GTP row 8 on top: rows 8..1 of the square names.
         let mut rows = Vec::new();
         for row in (0..8u8).rev() {
@@ -239,9 +292,9 @@ impl Gtp {
     }
 
     fn command(&mut self, cmd: &str, args: &[&str]) -> Reply {
-        let rules = self.game.rules();
+        let rules = self.engine.rules();
         if !is_gtp_command(cmd) {
-            return Err(format!("unknown command '{}'", quote_token(cmd)));
+            return Err(GtpError::UnknownCommand(quote_token(cmd)));
         }
         check_arity(cmd, args)?;
         match cmd {
@@ -252,19 +305,15 @@ impl Gtp {
             "list_commands" => Ok(COMMANDS.join("\n")),
             "boardsize" => match args[0].parse::<u32>() {
                 Ok(8) => Ok(String::new()),
-                _ => Err("unacceptable size".into()),
+                _ => Err(GtpError::UnacceptableSize),
             },
             "clear_board" => {
                 self.engine.new_game();
-                self.game = Game::new(self.engine.rules());
                 Ok(String::new())
             }
             "komi" => match args[0].parse::<f64>() {
                 Ok(k) if k.is_finite() => Ok(String::new()),
-                _ => Err(format!(
-                    "syntax error: invalid komi '{}'",
-                    quote_token(args[0])
-                )),
+                _ => Err(GtpError::InvalidKomi(quote_token(args[0]))),
             },
             "play" => self.play(args),
             "genmove" | "reg_genmove" => {
@@ -272,15 +321,15 @@ impl Gtp {
                 self.genmove(color, cmd == "reg_genmove")
             }
             "undo" => {
-                if self.game.undo() {
+                if self.engine.undo() {
                     Ok(String::new())
                 } else {
-                    Err("cannot undo".into())
+                    Err(GtpError::CannotUndo)
                 }
             }
             "showboard" => {
-                let lines =
-                    super::reply::board_diagram(&self.game.current(), &rules, self.game.moves());
+                let game = self.engine.game();
+                let lines = super::reply::board_diagram(&game.current(), &rules, game.moves());
                 Ok(format!("\n{}", lines.join("\n")))
             }
             "time_settings" => self.time_settings(args),
@@ -290,7 +339,7 @@ impl Gtp {
                 if args.join(" ").eq_ignore_ascii_case("othello") {
                     Ok(String::new())
                 } else {
-                    Err("unsupported game".into())
+                    Err(GtpError::UnsupportedGame)
                 }
             }
             "list_games" => Ok("Othello".into()),
@@ -298,10 +347,10 @@ impl Gtp {
             "gogui-rules_game_id" => Ok("Othello".into()),
             "gogui-rules_board_size" => Ok("8".into()),
             "gogui-rules_board" => Ok(format!("\n{}", self.board_rows())),
-            "gogui-rules_side_to_move" => Ok(color_name(self.game.current().side).into()),
+            "gogui-rules_side_to_move" => Ok(color_name(self.engine.game().current().side).into()),
             "gogui-rules_legal_moves" => Ok(self.legal_moves()),
             "annex-setoption" => self.set_option(args[0], &args[1..].join(" ")),
-            _ => Err(format!("unknown command '{}'", quote_token(cmd))),
+            _ => Err(GtpError::UnknownCommand(quote_token(cmd))),
         }
     }
 
@@ -310,14 +359,11 @@ impl Gtp {
         let color = parse_color(args[0])?;
         let m: Move = args[1]
             .parse()
-            .map_err(|_| format!("syntax error: invalid move '{}'", quote_token(args[1])))?;
-        self.game
+            .map_err(|_| GtpError::InvalidMove(quote_token(args[1])))?;
+        self.engine
             .play_for(color, m)
             .map(|_| String::new())
-            .map_err(|e| match e {
-                MoveError::Illegal(t) => format!("illegal move: {t}"),
-                e => format!("illegal move: {e}"),
-            })
+            .map_err(GtpError::IllegalMove)
     }
 
     /// `time_settings <main> <byo-yomi> <stones>` (seconds).
@@ -335,7 +381,7 @@ impl Gtp {
                 });
                 Ok(String::new())
             }
-            _ => Err("syntax error: time_settings <main> <byo-yomi> <stones>".into()),
+            _ => Err(GtpError::Usage("time_settings <main> <byo-yomi> <stones>")),
         }
     }
 
@@ -353,19 +399,19 @@ impl Gtp {
                 c.left[color as usize] = Some((Duration::from_secs_f64(s.min(1e9)), n));
                 Ok(String::new())
             }
-            _ => Err("syntax error: time_left <color> <seconds> <stones>".into()),
+            _ => Err(GtpError::Usage("time_left <color> <seconds> <stones>")),
         }
     }
 
     /// `final_score` (an error before the game is over) and
     /// `gogui-rules_final_result` (`unknown` then).
     fn final_score(&self, cmd: &str) -> Reply {
-        let rules = self.game.rules();
-        let pos = self.game.current();
+        let rules = self.engine.rules();
+        let pos = self.engine.game().current();
         if pos.is_game_over(&rules) {
-            Ok(result_text(&pos, &self.game))
+            Ok(result_text(&pos, &rules))
         } else if cmd == "final_score" {
-            Err("game is not over".into())
+            Err(GtpError::GameNotOver)
         } else {
             Ok("unknown".into())
         }
@@ -373,8 +419,8 @@ impl Gtp {
 
     /// `gogui-rules_legal_moves`: the moves, `pass`, or nothing at the end.
     fn legal_moves(&self) -> String {
-        let rules = self.game.rules();
-        let pos = self.game.current();
+        let rules = self.engine.rules();
+        let pos = self.engine.game().current();
         let legal = pos.legal_moves(&rules);
         if pos.is_game_over(&rules) {
             String::new()
@@ -394,10 +440,10 @@ impl Gtp {
                     self.movetime = Duration::from_millis(ms);
                     Ok(String::new())
                 }
-                _ => Err(format!(
-                    "invalid value '{}' for MoveTime",
-                    quote_token(value)
-                )),
+                _ => Err(GtpError::InvalidSetting {
+                    name: "MoveTime",
+                    value: quote_token(value),
+                }),
             },
             "depth" => match value.parse::<u32>() {
                 Ok(0) => {
@@ -408,18 +454,14 @@ impl Gtp {
                     self.depth = Some(d);
                     Ok(String::new())
                 }
-                _ => Err(format!("invalid value '{}' for Depth", quote_token(value))),
+                _ => Err(GtpError::InvalidSetting {
+                    name: "Depth",
+                    value: quote_token(value),
+                }),
             },
+            // A rule option starts a new game under the new rules.
             _ => {
-                // genmove has its BestMove: the search has ended.
-                self.engine.wait();
-                let effect = self
-                    .engine
-                    .set_option(name, value)
-                    .map_err(|e| quote_token(&e.to_string()))?;
-                if effect == OptionEffect::RulesChanged {
-                    self.game = Game::new(self.engine.rules());
-                }
+                self.engine.set_option(name, value)?;
                 Ok(String::new())
             }
         }
@@ -459,7 +501,7 @@ impl Handler for Gtp {
             return Ok(Flow::Quit);
         }
         let reply = if cmd.is_empty() {
-            Err("missing command".to_string())
+            Err(GtpError::MissingCommand)
         } else {
             self.command(cmd, args)
         };
@@ -499,5 +541,52 @@ impl Handler for Gtp {
     fn eof(&mut self, _out: &mut Out) -> io::Result<()> {
         self.engine.stop();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each error's reply text, as the protocol documents them.
+    #[test]
+    fn error_texts() {
+        let long = "x".repeat(200);
+        for (e, text) in [
+            (GtpError::MissingCommand, "missing command".to_string()),
+            (
+                check_arity("play", &["b"]).unwrap_err(),
+                "play: missing argument".into(),
+            ),
+            (
+                check_arity("genmove", &["b", &long]).unwrap_err(),
+                format!("genmove: unexpected token '{}'", quote_token(&long)),
+            ),
+            (
+                parse_color("red").unwrap_err(),
+                "invalid color 'red'".into(),
+            ),
+            (
+                GtpError::IllegalMove(MoveError::Illegal("f5".into())),
+                "illegal move: f5".into(),
+            ),
+            (
+                GtpError::Usage("time_left <color> <seconds> <stones>"),
+                "syntax error: time_left <color> <seconds> <stones>".into(),
+            ),
+            (
+                GtpError::InvalidSetting {
+                    name: "Depth",
+                    value: "61".into(),
+                },
+                "invalid value '61' for Depth".into(),
+            ),
+            (
+                GtpError::Option(OptionError::Unknown("Colour".into())),
+                "unknown option 'Colour'".into(),
+            ),
+        ] {
+            assert_eq!(e.to_string(), text);
+        }
     }
 }

@@ -8,10 +8,9 @@
 use super::uci::checked_move;
 use super::{Flow, Handler, Out, until_best};
 use super::{await_table, quote_token};
-use annex_core::engine::{Engine, EngineEvent, OptionEffect};
+use annex_core::engine::{Engine, EngineEvent};
 use annex_core::moves::Move;
 use annex_core::position::Position;
-use annex_core::record::game::Game;
 use annex_core::record::ggf::{self, Clock};
 use annex_core::search::{BestMove, Bound, Info, Limits, SolveMode};
 use crossbeam_channel::Receiver;
@@ -43,7 +42,6 @@ struct Running {
 pub(super) struct NBoard {
     engine: Engine,
     events: Receiver<EngineEvent>,
-    game: Game,
     depth: u32,
     contempt: i32,
     clock: Option<Clock>,
@@ -53,11 +51,9 @@ pub(super) struct NBoard {
 
 impl NBoard {
     pub(super) fn new(engine: Engine, events: Receiver<EngineEvent>) -> NBoard {
-        let game = Game::new(engine.rules());
         NBoard {
             engine,
             events,
-            game,
             depth: DEFAULT_DEPTH,
             contempt: 0,
             clock: None,
@@ -130,9 +126,9 @@ impl NBoard {
     }
 
     fn start_analysis(&mut self, out: &mut Out, mut rest: Vec<usize>) -> io::Result<()> {
-        let rules = self.game.rules();
+        let rules = self.engine.rules();
         while let Some(index) = rest.pop() {
-            let pos = self.game.positions()[index];
+            let pos = self.engine.game().positions()[index];
             if pos.is_game_over(&rules) {
                 let s = pos.final_score_for(rules.scoring, pos.side);
                 // Equal discs that the tie rule decides: who wins them.
@@ -185,7 +181,7 @@ impl NBoard {
         let Some(run) = self.running.take() else {
             return Ok(());
         };
-        let rules = self.game.rules();
+        let rules = self.engine.rules();
         let secs = run.started.elapsed().as_secs_f64();
         out.line(&format!("nodestats {} {secs:.2}", b.nodes.max(run.nodes)))?;
         match run.task {
@@ -228,7 +224,7 @@ impl NBoard {
             "go" => none("go", args).and_then(|_| self.go(out)),
             "learn" => none("learn", args).and_then(|_| out.line("learned").map_err(Fail::Io)),
             "analyze" => none("analyze", args).and_then(|_| {
-                let n = self.game.positions().len();
+                let n = self.engine.game().positions().len();
                 // Searched from the end back to the start (retrograde), so
                 // the last index is popped first.
                 let rest: Vec<usize> = (0..n).collect();
@@ -282,7 +278,9 @@ impl NBoard {
                 let text = after_words(line, 2);
                 let g = ggf::parse(text, self.engine.rules())
                     .map_err(|e| msg(format!("set game: {}", quote_token(&e.to_string()))))?;
-                self.game = g.game;
+                self.engine
+                    .set_game(g.game)
+                    .map_err(|e| msg(format!("set game: {e}")))?;
                 self.clock = g.clock;
                 self.used = g.used;
             }
@@ -292,15 +290,10 @@ impl NBoard {
                     [_] => return Err(msg("set option: missing value".into())),
                     [n, _, ..] => (*n, after_words(line, 3)),
                 };
-                self.engine.wait();
-                let effect = self
-                    .engine
+                // A rule option starts a new game under the new rules.
+                self.engine
                     .set_option(name, value)
                     .map_err(|e| msg(format!("set option: {e}")))?;
-                if effect == OptionEffect::RulesChanged {
-                    // The game under the old rules no longer applies.
-                    self.game = Game::new(self.engine.rules());
-                }
             }
             _ => return Err(msg(format!("set: unknown setting '{}'", quote_token(what)))),
         }
@@ -309,7 +302,7 @@ impl NBoard {
 
     /// `move <m>[/<eval>[/<seconds>]]`.
     fn play(&mut self, arg: &str) -> Result<(), Fail> {
-        let rules = self.game.rules();
+        let rules = self.engine.rules();
         let fields: Vec<&str> = arg.split('/').collect();
         if fields.len() > 3 {
             return Err(msg(format!("move: invalid move '{}'", quote_token(arg))));
@@ -334,14 +327,14 @@ impl NBoard {
         let m: Move = fields[0]
             .parse()
             .map_err(|_| msg(format!("move: invalid move '{}'", quote_token(fields[0]))))?;
-        let side = self.game.current().side;
+        let side = self.engine.game().current().side;
         // A move for the side after a forced pass is fine.
-        let color = if !m.is_pass() && self.game.current().must_pass(&rules) {
+        let color = if !m.is_pass() && self.engine.game().current().must_pass(&rules) {
             side.other()
         } else {
             side
         };
-        self.game
+        self.engine
             .play_for(color, m)
             .map_err(|e| msg(format!("move: {e}")))?;
         if let Some(s) = secs {
@@ -352,12 +345,12 @@ impl NBoard {
 
     /// `hint <n>`: the `n` best lines.
     fn hint(&mut self, n: &str, out: &mut Out) -> Result<(), Fail> {
-        let rules = self.game.rules();
+        let rules = self.engine.rules();
         let n = match n.parse::<usize>() {
             Ok(n) if n >= 1 => n,
             _ => return Err(msg(format!("hint: invalid count '{}'", quote_token(n)))),
         };
-        let pos = self.game.current();
+        let pos = self.engine.game().current();
         if pos.is_game_over(&rules) {
             return Err(msg("hint: the game is over".into()));
         }
@@ -369,8 +362,8 @@ impl NBoard {
     }
 
     fn go(&mut self, out: &mut Out) -> Result<(), Fail> {
-        let pos = self.game.current();
-        if pos.is_game_over(&self.game.rules()) {
+        let pos = self.engine.game().current();
+        if pos.is_game_over(&self.engine.rules()) {
             return Err(msg("go: the game is over".into()));
         }
         let l = self.limits(&pos, true);

@@ -5,7 +5,7 @@ use super::command::{self, Command, GoParams, PositionCmd, Query};
 use super::reply::{self, ScoreStyle};
 use super::{Flow, Handler, Out, await_table, quote_token, until_best};
 use annex_core::board::Color;
-use annex_core::engine::{Engine, EngineEvent, OptionEffect, OptionKind};
+use annex_core::engine::{Engine, EngineEvent, OPTIONS, OptionKind};
 use annex_core::eval::SCALE;
 use annex_core::moves::Move;
 use annex_core::perft::{Convention, PerftOptions, divide};
@@ -30,7 +30,6 @@ struct Running {
 pub(super) struct Uci {
     engine: Engine,
     events: Receiver<EngineEvent>,
-    game: Game,
     ugi: bool,
     debug: bool,
     running: Option<Running>,
@@ -38,11 +37,9 @@ pub(super) struct Uci {
 
 impl Uci {
     pub(super) fn new(engine: Engine, events: Receiver<EngineEvent>) -> Uci {
-        let game = Game::new(engine.rules());
         Uci {
             engine,
             events,
-            game,
             ugi: false,
             debug: false,
             running: None,
@@ -80,49 +77,38 @@ impl Uci {
         self.ugi = ugi;
         out.line(&format!("id name Annex {}", env!("CARGO_PKG_VERSION")))?;
         out.line("id author the Annex authors")?;
-        for spec in Engine::option_specs() {
+        for spec in OPTIONS {
             let mut s = format!("option name {} type ", spec.name);
             match spec.kind {
-                OptionKind::Spin => s.push_str(&format!(
-                    "spin default {} min {} max {}",
-                    spec.default, spec.min, spec.max
-                )),
-                OptionKind::Check => s.push_str(&format!("check default {}", spec.default)),
-                OptionKind::String => s.push_str(&format!(
+                OptionKind::Spin { default, min, max } => {
+                    s.push_str(&format!("spin default {default} min {min} max {max}"));
+                }
+                OptionKind::Check { default } => s.push_str(&format!("check default {default}")),
+                OptionKind::String { default } => s.push_str(&format!(
                     "string default {}",
-                    if spec.default.is_empty() {
+                    if default.is_empty() {
                         "<empty>"
                     } else {
-                        &spec.default
+                        default
                     }
                 )),
-                OptionKind::Combo => {
-                    s.push_str(&format!("combo default {}", spec.default));
-                    for v in spec.vars {
+                OptionKind::Combo { vars } => {
+                    s.push_str(&format!("combo default {}", spec.default_text()));
+                    for v in vars {
                         s.push_str(&format!(" var {v}"));
                     }
                 }
-                OptionKind::Button => s.push_str("button"),
             }
             out.line(&s)?;
         }
         out.line(if ugi { "ugiok" } else { "uciok" })
     }
 
+    /// `setoption`: the engine checks it (a search running, the value)
+    /// and, for a rule option, starts a new game under the new rules.
     fn set_option(&mut self, out: &mut Out, name: &str, value: &str) -> io::Result<()> {
-        if self.running.is_some() {
-            return self.error(out, "cannot change options while searching");
-        }
-        // The BestMove is in: let the engine's controller thread end, so
-        // that it no longer counts as searching.
-        self.engine.wait();
         match self.engine.set_option(name, value) {
-            Ok(OptionEffect::RulesChanged) => {
-                // The old moves may mean nothing under the new rules.
-                self.game = Game::new(self.engine.rules());
-                Ok(())
-            }
-            Ok(OptionEffect::Done) => Ok(()),
+            Ok(()) => Ok(()),
             Err(e) => self.error(out, &shorten(&e.to_string(), &[name, value])),
         }
     }
@@ -156,8 +142,10 @@ impl Uci {
                 return self.error(out, &format!("position: ply {ply} '{tok}': {e}"));
             }
         }
-        self.game = g;
-        Ok(())
+        match self.engine.set_game(g) {
+            Ok(()) => Ok(()),
+            Err(e) => self.error(out, &format!("position: {e}")),
+        }
     }
 
     /// The search limits of `go`: the clock is passed on; the engine plans
@@ -182,8 +170,8 @@ impl Uci {
         if self.running.is_some() {
             return self.error(out, "go: already searching (send stop first)");
         }
-        let pos = self.game.current();
-        let rules = self.game.rules();
+        let pos = self.engine.game().current();
+        let rules = self.engine.rules();
         if pos.is_game_over(&rules) {
             out.line("info string game over")?;
             return out.line("bestmove none");
@@ -216,7 +204,7 @@ impl Uci {
             log::warn!("bestmove without a search: {:?}", b.best);
             return Ok(());
         };
-        let rules = self.game.rules();
+        let rules = self.engine.rules();
         let best = checked_move(&run.pos, &rules, b.best);
         let mut s = format!("bestmove {best}");
         if !self.ugi
@@ -231,8 +219,8 @@ impl Uci {
     }
 
     fn query(&mut self, out: &mut Out, q: Query) -> io::Result<()> {
-        let pos = self.game.current();
-        let rules = self.game.rules();
+        let pos = self.engine.game().current();
+        let rules = self.engine.rules();
         let r = match q {
             Query::GameOver => pos.is_game_over(&rules).to_string(),
             Query::P1Turn => (pos.side == Color::Black).to_string(),
@@ -255,8 +243,8 @@ impl Uci {
         if self.running.is_some() {
             return self.error(out, "perft: busy searching (send stop first)");
         }
-        let pos = self.game.current();
-        let rules = self.game.rules();
+        let pos = self.engine.game().current();
+        let rules = self.engine.rules();
         let t = Instant::now();
         let opt = PerftOptions {
             convention: Convention::Oeis,
@@ -283,8 +271,8 @@ impl Uci {
     }
 
     fn eval(&mut self, out: &mut Out) -> io::Result<()> {
-        let pos = self.game.current();
-        let rules = self.game.rules();
+        let pos = self.engine.game().current();
+        let rules = self.engine.rules();
         if pos.is_game_over(&rules) {
             let s = pos.final_score_for(rules.scoring, pos.side);
             return out.line(&format!("eval {s}.00 final"));
@@ -357,7 +345,6 @@ impl Handler for Uci {
             Command::NewGame => {
                 self.finish_search(out)?;
                 self.engine.new_game();
-                self.game = Game::new(self.engine.rules());
             }
             Command::Position(p) => self.set_position(out, p)?,
             Command::Go(g) => self.go(out, *g)?,
@@ -377,11 +364,8 @@ impl Handler for Uci {
             Command::Query(q) => self.query(out, q)?,
             Command::Perft { depth, divide } => self.perft(out, depth, divide)?,
             Command::Display => {
-                for l in reply::board_diagram(
-                    &self.game.current(),
-                    &self.game.rules(),
-                    self.game.moves(),
-                ) {
+                let game = self.engine.game();
+                for l in reply::board_diagram(&game.current(), &game.rules(), game.moves()) {
                     out.line(&l)?;
                 }
             }

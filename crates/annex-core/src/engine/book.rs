@@ -20,16 +20,16 @@ impl Engine {
             && limits.solve.is_none()
             && limits.multipv <= 1
             && limits.searchmoves.is_empty();
-        if !self.own_book || !self.rules.is_default() || !game_move {
+        if !self.own_book || !self.rules().is_default() || !game_move {
             return None;
         }
         let book = self.book.as_ref()?;
         let choice = book.best_move(&pos.board)?;
-        let (best, next) = pos.play(&self.rules, choice.mv).ok()?;
+        let (best, next) = pos.play(&self.rules(), choice.mv).ok()?;
         let ponder = book
             .best_move(&next.board)
             .map(|c| c.mv)
-            .filter(|&m| next.play(&self.rules, m).is_ok());
+            .filter(|&m| next.play(&self.rules(), m).is_ok());
         let pv: Vec<Move> = std::iter::once(best).chain(ponder).collect();
         let info = Info {
             depth: 0,

@@ -24,16 +24,21 @@
 
 mod book;
 mod controller;
-mod options;
+mod game;
+pub mod options;
 mod table;
 
 pub use controller::StopHandle;
-pub use options::{BookSource, MAX_MULTIPV, OptionEffect, OptionError, OptionKind, OptionSpec};
-pub use table::TableProgress;
+pub use options::{
+    BookSource, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_MULTIPV, MAX_OVERHEAD_MS, MAX_THREADS, OPTIONS,
+    OptionError, OptionKind, OptionSpec,
+};
+pub use table::{TableError, TableProgress};
 
 use crate::book::Book;
 use crate::eval::Evaluator;
 use crate::position::Position;
+use crate::record::game::Game;
 use crate::rules::RuleSet;
 use crate::search::time::DEFAULT_OVERHEAD_MS;
 use crate::search::{BestMove, Config, Info, Job, Limits, SearchShared, Table};
@@ -62,19 +67,12 @@ pub enum EngineEvent {
 /// Deepest search the engine accepts (a depth at least the number of
 /// empties is an exact solve, and a game has at most 60 moves).
 pub const MAX_DEPTH: u32 = 60;
-/// Largest `Hash` in MiB.
-pub const MAX_HASH_MB: usize = 1 << 16;
-/// Largest `Threads`.
-pub const MAX_THREADS: usize = 256;
-/// Default `Hash` in MiB.
-pub const DEFAULT_HASH_MB: usize = 64;
-/// Largest `Move Overhead` in milliseconds.
-pub const MAX_OVERHEAD_MS: u64 = 10_000;
 
 /// The engine.
 pub struct Engine {
     events: Sender<EngineEvent>,
-    rules: RuleSet,
+    /// The game and its rules: the one owner of both (see `game.rs`).
+    game: Game,
     threads: usize,
     hash_mb: usize,
     multipv: usize,
@@ -96,6 +94,8 @@ pub struct Engine {
     last: Arc<Mutex<Option<BestMove>>>,
     /// The table being faulted in, if it is.
     filling: Option<table::Filling>,
+    /// Bytes of the table known to be faulted in, when no filling runs.
+    resident: u64,
     /// Makes the controller thread fail to start (tests of the promise).
     #[cfg(test)]
     fail_spawn: bool,
@@ -110,10 +110,10 @@ impl Engine {
         let (tx, rx) = unbounded();
         Engine {
             events,
-            rules: RuleSet::default(),
-            threads: 1,
+            game: Game::new(RuleSet::default()),
+            threads: options::THREADS.default_int() as usize,
             hash_mb: DEFAULT_HASH_MB,
-            multipv: 1,
+            multipv: options::MULTIPV.default_int() as usize,
             ponder: false,
             own_book: true,
             overhead: Duration::from_millis(DEFAULT_OVERHEAD_MS),
@@ -137,14 +137,10 @@ impl Engine {
             handle: None,
             last: Arc::new(Mutex::new(None)),
             filling: None,
+            resident: 0,
             #[cfg(test)]
             fail_spawn: false,
         }
-    }
-
-    /// The rule set in use.
-    pub fn rules(&self) -> RuleSet {
-        self.rules
     }
 
     /// The number of search threads.
@@ -175,13 +171,15 @@ impl Engine {
         self.config = c;
     }
 
-    /// A new game: the table is cleared, or allocated when that is still
-    /// to do (a running search is stopped first).
+    /// A new game: the game is at the start position of the rules, and the
+    /// table is cleared, or allocated when that is still to do (a running
+    /// search is stopped first).
     pub fn new_game(&mut self) {
         if self.is_searching() {
             self.stop();
         }
         self.wait();
+        self.game = Game::new(self.rules());
         let fresh = self.needs_table();
         self.prepare();
         if !fresh {
@@ -278,7 +276,7 @@ impl Engine {
         *self.last.lock().unwrap_or_else(|e| e.into_inner()) = None;
         let job = Arc::new(Job {
             position: pos,
-            rules: self.rules,
+            rules: self.rules(),
             limits,
             config: self.config.clone(),
             evaluator: self.evaluator.clone(),
@@ -292,7 +290,7 @@ impl Engine {
             events: self.events.clone(),
             searching: self.searching.clone(),
             last: self.last.clone(),
-            pending: Some((pos, self.rules, job.start)),
+            pending: Some((pos, self.rules(), job.start)),
         };
         let ctx = Controller {
             job,
@@ -368,7 +366,7 @@ impl Engine {
         self.go(pos, limits);
         self.wait();
         let r = self.last.lock().unwrap_or_else(|e| e.into_inner()).take();
-        r.unwrap_or_else(|| pass_move(&pos, &self.rules, Duration::ZERO))
+        r.unwrap_or_else(|| pass_move(&pos, &self.rules(), Duration::ZERO))
     }
 
     /// Static evaluation of `pos` for the side to move, in 1/`eval::SCALE` disc.
@@ -396,6 +394,7 @@ impl Drop for Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::moves::Move;
     use crossbeam_channel::Receiver;
 
     fn best_moves(rx: &Receiver<EngineEvent>) -> Vec<BestMove> {
@@ -479,15 +478,24 @@ mod tests {
         assert_eq!(best_moves(&rx).len(), 1);
     }
 
-    /// The typed setters, and what `set_option` tells its caller.
+    /// The typed setters, and the game a rule option resets.
     #[test]
     fn typed_options() {
         let (tx, _rx) = unbounded();
         let mut e = Engine::new(tx);
-        assert_eq!(e.set_option("Flips", "all").unwrap(), OptionEffect::Done);
+        e.play("f5".parse::<Move>().unwrap()).unwrap();
+        e.set_option("Flips", "all").unwrap();
         assert_eq!(
-            e.set_option("flips", "one-line").unwrap(),
-            OptionEffect::RulesChanged
+            e.game().moves().len(),
+            1,
+            "an unchanged rule keeps the game"
+        );
+        e.set_option("flips", "one-line").unwrap();
+        assert_eq!(e.rules().flips, crate::rules::Flips::OneLine);
+        assert_eq!(e.game().rules(), e.rules());
+        assert!(
+            e.game().moves().is_empty(),
+            "a rule change starts a new game"
         );
         assert!(!e.set_rules(e.rules()).unwrap());
         assert!(e.set_rules(RuleSet::default()).unwrap());

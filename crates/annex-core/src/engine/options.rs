@@ -1,47 +1,373 @@
-//! The engine's options: their specs as a GUI sees them, the typed setters
-//! (`set_rules`, `set_threads`, `set_hash`, …) and [`Engine::set_option`],
-//! the protocols' text adapter to them.
+//! The engine's options, each declared once in [`OPTIONS`]: its name, its
+//! kind with the default and the range or the choices, and how it applies
+//! to the engine. Every front end reads this table: the UCI-style `uci`
+//! listing and `setoption`, NBoard's `set option`, GTP's
+//! `annex-setoption`, `annex --option` (all through
+//! [`Engine::set_option`]) and the tools' flags (their ranges).
+//!
+//! One path sets an option: [`Engine::set_option`] parses the text by the
+//! option's kind, the typed setters (`set_threads`, `set_hash`, …) give a
+//! value, and both end in one place that refuses it while a search runs,
+//! checks the range and applies it.
 
-use super::{DEFAULT_HASH_MB, Engine, MAX_HASH_MB, MAX_OVERHEAD_MS, MAX_THREADS};
+use super::Engine;
 use crate::book::{Book, BookError};
 use crate::eval::{EvalError, Evaluator};
-use crate::rules::{ParseRuleError, RuleSet};
+use crate::record::game::Game;
+use crate::rules::{Flips, ParseRuleError, RuleSet, Scoring, Start, Tie};
 use crate::search::time::DEFAULT_OVERHEAD_MS;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use thiserror::Error;
 
-/// The type of an option.
+/// The type of an option, with its default and what it accepts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OptionKind {
-    /// Integer in `min..=max`.
-    Spin,
-    /// `true` or `false`.
-    Check,
+    /// An integer in `min..=max`.
+    Spin {
+        /// The default value.
+        default: i64,
+        /// The least value.
+        min: i64,
+        /// The greatest value.
+        max: i64,
+    },
+    /// `true` or `false` (also `on`/`off`, `1`/`0`).
+    Check {
+        /// The default value.
+        default: bool,
+    },
     /// Free text.
-    String,
-    /// One of `vars`.
-    Combo,
-    /// An action without value.
-    Button,
+    String {
+        /// The default value.
+        default: &'static str,
+    },
+    /// One of `vars`, the first of which is the default.
+    Combo {
+        /// The values, default first.
+        vars: &'static [&'static str],
+    },
 }
 
-/// An option as a GUI sees it.
-#[derive(Clone, Debug)]
+/// How an option changes the engine, given a value of its kind (the
+/// range already checked).
+#[derive(Clone, Copy)]
+enum Apply {
+    Int(fn(&mut Engine, i64) -> Result<(), OptionError>),
+    Bool(fn(&mut Engine, bool) -> Result<(), OptionError>),
+    Text(fn(&mut Engine, &str) -> Result<(), OptionError>),
+}
+
+/// A value for an option, of its kind.
+#[derive(Clone, Copy, Debug)]
+enum Value<'a> {
+    Int(i64),
+    Bool(bool),
+    Text(&'a str),
+}
+
+/// An engine option: its name, its kind (default, range or choices) and
+/// how it applies. The constructors pair a kind with an apply function of
+/// its value type, so the two always agree.
+#[derive(Clone, Copy)]
 pub struct OptionSpec {
-    /// Name (matched case-insensitively).
+    /// The name (matched case-insensitively).
     pub name: &'static str,
-    /// Type.
+    /// The type, default and accepted values.
     pub kind: OptionKind,
-    /// Default value.
-    pub default: String,
-    /// Least value (spin).
-    pub min: i64,
-    /// Greatest value (spin).
-    pub max: i64,
-    /// Values (combo).
-    pub vars: &'static [&'static str],
+    apply: Apply,
+}
+
+impl std::fmt::Debug for OptionSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OptionSpec")
+            .field("name", &self.name)
+            .field("kind", &self.kind)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The names of a rule option's values, default first: from the type's
+/// `ALL`, so that a new value is listed without writing it here.
+macro_rules! names {
+    ($t:ty) => {{
+        const N: usize = <$t>::ALL.len();
+        const NAMES: [&str; N] = {
+            let mut a = [""; N];
+            let mut i = 0;
+            while i < N {
+                a[i] = <$t>::ALL[i].name();
+                i += 1;
+            }
+            a
+        };
+        &NAMES
+    }};
+}
+
+/// `Threads`: search threads.
+pub const THREADS: OptionSpec = OptionSpec::spin("Threads", 1, 1, 256, |e, n| {
+    let n = n as usize;
+    if n != e.threads {
+        e.pool = build_pool(n)?;
+        e.threads = n;
+    }
+    Ok(())
+});
+
+/// `Hash`: the table's size in MiB, allocated when set.
+pub const HASH: OptionSpec = OptionSpec::spin("Hash", 64, 1, 1 << 16, |e, mb| {
+    let mb = mb as usize;
+    if e.tt.size_bytes() != mb << 20 {
+        e.resize_table(mb).map_err(|source| OptionError::Hash {
+            source,
+            mb: e.hash_mb.max(1),
+        })?;
+    }
+    e.hash_mb = mb;
+    Ok(())
+});
+
+/// `MultiPV`: the default number of principal variations.
+pub const MULTIPV: OptionSpec = OptionSpec::spin("MultiPV", 1, 1, 64, |e, n| {
+    e.multipv = n as usize;
+    Ok(())
+});
+
+/// `Ponder`: the GUI may send `go ponder`.
+pub const PONDER: OptionSpec = OptionSpec::check("Ponder", false, |e, on| {
+    e.ponder = on;
+    Ok(())
+});
+
+/// `OwnBook`: game moves come from the book when it has one.
+pub const OWN_BOOK: OptionSpec = OptionSpec::check("OwnBook", true, |e, on| {
+    e.own_book = on;
+    Ok(())
+});
+
+/// `BookFile`: the book (see [`BookSource::parse`]).
+pub const BOOK_FILE: OptionSpec = OptionSpec::string("BookFile", "embedded", |e, v| {
+    e.book = match BookSource::parse(v) {
+        BookSource::Embedded => None,
+        BookSource::None => Some(Arc::new(Book::default())),
+        BookSource::File(p) => Some(Arc::new(Book::load(&p)?)),
+    };
+    Ok(())
+});
+
+/// `EvalFile`: weights of `annex train`, or `embedded` / `simple`; the
+/// table is cleared.
+pub const EVAL_FILE: OptionSpec = OptionSpec::string("EvalFile", "embedded", |e, v| {
+    e.evaluator = Evaluator::from_file(v)?;
+    e.tt.clear_with(e.threads);
+    Ok(())
+});
+
+/// `Start`: rule option `start` of `RULES.md`.
+pub const START: OptionSpec = OptionSpec::combo("Start", names!(Start), |e, v| {
+    let rules = RuleSet {
+        start: v.parse()?,
+        ..e.rules()
+    };
+    e.apply_rules(rules).map(drop)
+});
+
+/// `Flips`: rule option `flips`.
+pub const FLIPS: OptionSpec = OptionSpec::combo("Flips", names!(Flips), |e, v| {
+    let rules = RuleSet {
+        flips: v.parse()?,
+        ..e.rules()
+    };
+    e.apply_rules(rules).map(drop)
+});
+
+/// `Tie`: rule option `tie`.
+pub const TIE: OptionSpec = OptionSpec::combo("Tie", names!(Tie), |e, v| {
+    let rules = RuleSet {
+        tie: v.parse()?,
+        ..e.rules()
+    };
+    e.apply_rules(rules).map(drop)
+});
+
+/// `Scoring`: rule option `scoring`.
+pub const SCORING: OptionSpec = OptionSpec::combo("Scoring", names!(Scoring), |e, v| {
+    let rules = RuleSet {
+        scoring: v.parse()?,
+        ..e.rules()
+    };
+    e.apply_rules(rules).map(drop)
+});
+
+/// `Move Overhead`: milliseconds lost per move outside the search.
+pub const MOVE_OVERHEAD: OptionSpec = OptionSpec::spin(
+    "Move Overhead",
+    DEFAULT_OVERHEAD_MS as i64,
+    0,
+    10_000,
+    |e, ms| {
+        e.overhead = Duration::from_millis(ms as u64);
+        Ok(())
+    },
+);
+
+/// Every engine option, in the order `uci` lists them.
+pub const OPTIONS: &[OptionSpec] = &[
+    THREADS,
+    HASH,
+    MULTIPV,
+    PONDER,
+    OWN_BOOK,
+    BOOK_FILE,
+    EVAL_FILE,
+    START,
+    FLIPS,
+    TIE,
+    SCORING,
+    MOVE_OVERHEAD,
+];
+
+impl OptionSpec {
+    const fn spin(
+        name: &'static str,
+        default: i64,
+        min: i64,
+        max: i64,
+        apply: fn(&mut Engine, i64) -> Result<(), OptionError>,
+    ) -> OptionSpec {
+        OptionSpec {
+            name,
+            kind: OptionKind::Spin { default, min, max },
+            apply: Apply::Int(apply),
+        }
+    }
+
+    const fn check(
+        name: &'static str,
+        default: bool,
+        apply: fn(&mut Engine, bool) -> Result<(), OptionError>,
+    ) -> OptionSpec {
+        OptionSpec {
+            name,
+            kind: OptionKind::Check { default },
+            apply: Apply::Bool(apply),
+        }
+    }
+
+    const fn string(
+        name: &'static str,
+        default: &'static str,
+        apply: fn(&mut Engine, &str) -> Result<(), OptionError>,
+    ) -> OptionSpec {
+        OptionSpec {
+            name,
+            kind: OptionKind::String { default },
+            apply: Apply::Text(apply),
+        }
+    }
+
+    /// A combo whose value the apply function parses: the type behind it
+    /// (a rule option's `FromStr`) checks the choice, with its own error.
+    const fn combo(
+        name: &'static str,
+        vars: &'static [&'static str],
+        apply: fn(&mut Engine, &str) -> Result<(), OptionError>,
+    ) -> OptionSpec {
+        OptionSpec {
+            name,
+            kind: OptionKind::Combo { vars },
+            apply: Apply::Text(apply),
+        }
+    }
+
+    /// The option named `name` (case-insensitive, blanks around it ignored).
+    pub fn find(name: &str) -> Option<&'static OptionSpec> {
+        let name = name.trim();
+        OPTIONS.iter().find(|o| o.name.eq_ignore_ascii_case(name))
+    }
+
+    /// The least and greatest value of a spin option (`None` for the
+    /// other kinds).
+    pub const fn range(&self) -> Option<(i64, i64)> {
+        match self.kind {
+            OptionKind::Spin { min, max, .. } => Some((min, max)),
+            _ => None,
+        }
+    }
+
+    /// The greatest value of a spin option (0 for the other kinds).
+    pub const fn max(&self) -> i64 {
+        match self.kind {
+            OptionKind::Spin { max, .. } => max,
+            _ => 0,
+        }
+    }
+
+    /// The default value of a spin option (0 for the other kinds).
+    pub const fn default_int(&self) -> i64 {
+        match self.kind {
+            OptionKind::Spin { default, .. } => default,
+            _ => 0,
+        }
+    }
+
+    /// The default value as the protocols write it.
+    pub fn default_text(&self) -> String {
+        match self.kind {
+            OptionKind::Spin { default, .. } => default.to_string(),
+            OptionKind::Check { default } => default.to_string(),
+            OptionKind::String { default } => default.to_string(),
+            OptionKind::Combo { vars } => vars.first().copied().unwrap_or_default().to_string(),
+        }
+    }
+
+    /// What a value may be, as an error says it.
+    fn expected(&self) -> String {
+        match self.kind {
+            OptionKind::Spin { min, max, .. } => format!("{min} to {max}"),
+            OptionKind::Check { .. } => "true or false".into(),
+            OptionKind::String { .. } => "text".into(),
+            OptionKind::Combo { vars } => format!("one of: {}", vars.join(" ")),
+        }
+    }
+
+    /// The error for `value` given to this option, called `shown` by the
+    /// user.
+    fn invalid(&self, shown: &str, value: &str) -> OptionError {
+        OptionError::Invalid {
+            name: shown.to_string(),
+            value: value.to_string(),
+            expected: self.expected(),
+        }
+    }
+
+    /// `text` as a value of this option's kind.
+    fn parse<'a>(&self, shown: &str, text: &'a str) -> Result<Value<'a>, OptionError> {
+        match self.apply {
+            Apply::Int(_) => text.parse().map(Value::Int).ok(),
+            Apply::Bool(_) => parse_check(text).map(Value::Bool),
+            Apply::Text(_) => Some(Value::Text(text)),
+        }
+        .ok_or_else(|| self.invalid(shown, text))
+    }
+
+    /// Checks `v` against the range and applies it: the one place that
+    /// does, for the text and the typed setters alike.
+    fn apply(&self, e: &mut Engine, shown: &str, v: Value<'_>) -> Result<(), OptionError> {
+        match (self.apply, v) {
+            (Apply::Int(f), Value::Int(n)) => match self.range() {
+                Some((min, max)) if !(min..=max).contains(&n) => {
+                    Err(self.invalid(shown, &n.to_string()))
+                }
+                _ => f(e, n),
+            },
+            (Apply::Bool(f), Value::Bool(b)) => f(e, b),
+            (Apply::Text(f), Value::Text(t)) => f(e, t),
+            (_, v) => Err(self.invalid(shown, &format!("{v:?}"))),
+        }
+    }
 }
 
 pub(super) fn build_pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, OptionError> {
@@ -58,260 +384,121 @@ pub(super) fn build_pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, Optio
 }
 
 impl Engine {
-    /// The options [`Engine::set_option`] accepts.
-    pub fn option_specs() -> Vec<OptionSpec> {
-        let spin = |name, default: usize, min, max| OptionSpec {
-            name,
-            kind: OptionKind::Spin,
-            default: default.to_string(),
-            min,
-            max,
-            vars: &[],
-        };
-        let combo = |name, vars: &'static [&'static str]| OptionSpec {
-            name,
-            kind: OptionKind::Combo,
-            default: vars[0].to_string(),
-            min: 0,
-            max: 0,
-            vars,
-        };
-        vec![
-            spin("Threads", 1, 1, MAX_THREADS as i64),
-            spin("Hash", DEFAULT_HASH_MB, 1, MAX_HASH_MB as i64),
-            spin("MultiPV", 1, 1, MAX_MULTIPV as i64),
-            OptionSpec {
-                name: "Ponder",
-                kind: OptionKind::Check,
-                default: "false".into(),
-                min: 0,
-                max: 0,
-                vars: &[],
-            },
-            OptionSpec {
-                name: "OwnBook",
-                kind: OptionKind::Check,
-                default: "true".into(),
-                min: 0,
-                max: 0,
-                vars: &[],
-            },
-            OptionSpec {
-                name: "BookFile",
-                kind: OptionKind::String,
-                default: "embedded".into(),
-                min: 0,
-                max: 0,
-                vars: &[],
-            },
-            OptionSpec {
-                name: "EvalFile",
-                kind: OptionKind::String,
-                default: "embedded".into(),
-                min: 0,
-                max: 0,
-                vars: &[],
-            },
-            combo("Start", &["diagonal", "parallel", "free"]),
-            combo("Flips", &["all", "one-line"]),
-            combo("Tie", &["draw", "second"]),
-            combo("Scoring", &["wof", "count"]),
-            spin(
-                "Move Overhead",
-                DEFAULT_OVERHEAD_MS as usize,
-                0,
-                MAX_OVERHEAD_MS as i64,
-            ),
-        ]
+    /// The options [`Engine::set_option`] accepts, in the order `uci`
+    /// lists them.
+    pub fn option_specs() -> &'static [OptionSpec] {
+        OPTIONS
     }
 
     /// Sets option `name` (case-insensitive) from its text: the protocols'
-    /// adapter to the typed setters below. On error nothing changes.
+    /// and `--option`'s way in. On error nothing changes.
     ///
     /// # Errors
     /// Unknown option, invalid value, or a search is running.
-    pub fn set_option(&mut self, name: &str, value: &str) -> Result<OptionEffect, OptionError> {
-        let key = name.trim().to_ascii_lowercase();
-        let value = value.trim();
+    pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), OptionError> {
         self.idle()?;
-        let invalid = |expected: String| OptionError::Invalid {
-            name: name.to_string(),
-            value: value.to_string(),
-            expected,
-        };
-        let spin = |min: usize, max: usize| -> Result<usize, OptionError> {
-            value
-                .parse::<usize>()
-                .ok()
-                .filter(|v| (min..=max).contains(v))
-                .ok_or_else(|| invalid(format!("{min} to {max}")))
-        };
-        let check = || parse_check(value).ok_or_else(|| invalid("true or false".into()));
-        match key.as_str() {
-            "threads" => self.set_threads(spin(1, MAX_THREADS)?)?,
-            "hash" => self.set_hash(spin(1, MAX_HASH_MB)?)?,
-            "multipv" => self.set_multipv(spin(1, MAX_MULTIPV)?)?,
-            "move overhead" => {
-                let ms = spin(0, MAX_OVERHEAD_MS as usize)? as u64;
-                self.set_move_overhead(Duration::from_millis(ms))?;
-            }
-            "ponder" => self.set_ponder(check()?)?,
-            "ownbook" => self.set_own_book(check()?)?,
-            "bookfile" => self.set_book(BookSource::parse(value))?,
-            "evalfile" => self.set_eval_file(value)?,
-            "start" | "flips" | "tie" | "scoring" => {
-                let mut r = self.rules;
-                r.set(&key, value)?;
-                if self.set_rules(r)? {
-                    return Ok(OptionEffect::RulesChanged);
-                }
-            }
-            _ => return Err(OptionError::Unknown(name.to_string())),
-        }
-        Ok(OptionEffect::Done)
+        let spec = OptionSpec::find(name).ok_or_else(|| OptionError::Unknown(name.to_string()))?;
+        let v = spec.parse(name, value.trim())?;
+        spec.apply(self, name, v)
     }
 
-    /// Errs while a search runs; otherwise lets a finished search's
-    /// controller end.
+    /// Sets `spec` to `v` (the typed setters' way in).
+    fn set(&mut self, spec: &OptionSpec, v: Value<'_>) -> Result<(), OptionError> {
+        self.idle()?;
+        spec.apply(self, spec.name, v)
+    }
+
+    /// Errs while a search runs: the one check of it for every option.
+    /// A search whose result is out (its BestMove sent, its controller
+    /// thread ending) no longer counts: the thread is let end.
     fn idle(&mut self) -> Result<(), OptionError> {
-        if self.is_searching() {
+        let result_out = self
+            .last
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some();
+        if self.is_searching() && !result_out {
             return Err(OptionError::Searching);
         }
         self.wait();
         Ok(())
     }
 
-    /// Sets the rule set; returns whether it changed (the table is cleared
-    /// then, and a game under the old rules may mean nothing now).
+    /// Sets the rule set; returns whether it changed. A change starts a
+    /// new game at the start position of the new rules (the old moves may
+    /// mean nothing under them) and clears the table.
     ///
     /// # Errors
     /// A search is running.
     pub fn set_rules(&mut self, rules: RuleSet) -> Result<bool, OptionError> {
         self.idle()?;
-        if rules == self.rules {
+        self.apply_rules(rules)
+    }
+
+    /// [`Engine::set_rules`] without the search check.
+    pub(super) fn apply_rules(&mut self, rules: RuleSet) -> Result<bool, OptionError> {
+        if rules == self.rules() {
             return Ok(false);
         }
-        self.rules = rules;
+        self.game = Game::new(rules);
         self.tt.clear_with(self.threads);
         Ok(true)
     }
 
-    /// Sets the number of search threads (`Threads`, 1 to [`MAX_THREADS`]).
+    /// Sets the number of search threads ([`THREADS`]).
     ///
     /// # Errors
     /// Out of range, the threads cannot start, or a search is running.
     pub fn set_threads(&mut self, n: usize) -> Result<(), OptionError> {
-        self.idle()?;
-        in_range("Threads", n, 1, MAX_THREADS)?;
-        if n != self.threads {
-            self.pool = build_pool(n)?;
-            self.threads = n;
-        }
-        Ok(())
+        self.set(&THREADS, Value::Int(i64::try_from(n).unwrap_or(i64::MAX)))
     }
 
-    /// Sets the table size in MiB (`Hash`, 1 to [`MAX_HASH_MB`]) and
-    /// allocates it.
+    /// Sets the table size in MiB ([`HASH`]) and allocates it.
     ///
     /// # Errors
     /// Out of range, the memory cannot be had (the old table stays), or a
     /// search is running.
     pub fn set_hash(&mut self, mb: usize) -> Result<(), OptionError> {
-        self.idle()?;
-        in_range("Hash", mb, 1, MAX_HASH_MB)?;
-        if self.tt.size_bytes() != mb << 20 {
-            self.resize_table(mb).map_err(|reason| OptionError::Hash {
-                reason,
-                mb: self.hash_mb.max(1),
-            })?;
-        }
-        self.hash_mb = mb;
-        Ok(())
+        self.set(&HASH, Value::Int(i64::try_from(mb).unwrap_or(i64::MAX)))
     }
 
-    /// Sets the default number of principal variations (`MultiPV`).
+    /// Sets the time lost per move outside the search ([`MOVE_OVERHEAD`]).
     ///
     /// # Errors
-    /// Out of range (1 to 64), or a search is running.
-    pub fn set_multipv(&mut self, n: usize) -> Result<(), OptionError> {
-        self.idle()?;
-        in_range("MultiPV", n, 1, MAX_MULTIPV)?;
-        self.multipv = n;
-        Ok(())
-    }
-
-    /// Sets the time lost per move outside the search (`Move Overhead`).
-    ///
-    /// # Errors
-    /// Over [`MAX_OVERHEAD_MS`], or a search is running.
+    /// Out of range, or a search is running.
     pub fn set_move_overhead(&mut self, overhead: Duration) -> Result<(), OptionError> {
-        self.idle()?;
-        let ms = usize::try_from(overhead.as_millis()).unwrap_or(usize::MAX);
-        in_range("Move Overhead", ms, 0, MAX_OVERHEAD_MS as usize)?;
-        self.overhead = overhead;
-        Ok(())
+        let ms = i64::try_from(overhead.as_millis()).unwrap_or(i64::MAX);
+        self.set(&MOVE_OVERHEAD, Value::Int(ms))
     }
 
-    /// Sets `Ponder` (the GUI may send `go ponder`).
-    ///
-    /// # Errors
-    /// A search is running.
-    pub fn set_ponder(&mut self, on: bool) -> Result<(), OptionError> {
-        self.idle()?;
-        self.ponder = on;
-        Ok(())
-    }
-
-    /// Sets `OwnBook`: whether game moves come from the book when it has one.
+    /// Sets [`OWN_BOOK`]: whether game moves come from the book.
     ///
     /// # Errors
     /// A search is running.
     pub fn set_own_book(&mut self, on: bool) -> Result<(), OptionError> {
-        self.idle()?;
-        self.own_book = on;
-        Ok(())
+        self.set(&OWN_BOOK, Value::Bool(on))
     }
 
-    /// Sets the book (`BookFile`).
-    ///
-    /// # Errors
-    /// The file cannot be read, or a search is running.
-    pub fn set_book(&mut self, source: BookSource) -> Result<(), OptionError> {
-        self.idle()?;
-        self.book = match source {
-            BookSource::Embedded => None,
-            BookSource::None => Some(Arc::new(Book::default())),
-            BookSource::File(p) => Some(Arc::new(Book::load(&p)?)),
-        };
-        Ok(())
-    }
-
-    /// Sets the evaluation from a weights file of `annex train`, or
-    /// `embedded` / `simple` (`EvalFile`); the table is cleared.
+    /// Sets the evaluation ([`EVAL_FILE`]): a weights file of `annex
+    /// train`, or `embedded` / `simple`; the table is cleared.
     ///
     /// # Errors
     /// The file cannot be read, or a search is running.
     pub fn set_eval_file(&mut self, path: &str) -> Result<(), OptionError> {
-        self.idle()?;
-        self.evaluator = Evaluator::from_file(path)?;
-        self.tt.clear_with(self.threads);
-        Ok(())
+        self.set(&EVAL_FILE, Value::Text(path))
     }
 }
 
+/// Largest `Threads`.
+pub const MAX_THREADS: usize = THREADS.max() as usize;
+/// Largest `Hash` in MiB.
+pub const MAX_HASH_MB: usize = HASH.max() as usize;
+/// Default `Hash` in MiB.
+pub const DEFAULT_HASH_MB: usize = HASH.default_int() as usize;
 /// Most lines of a multi-PV search (the `MultiPV` option's maximum).
-pub const MAX_MULTIPV: usize = 64;
-
-/// What a successful [`Engine::set_option`] did that its caller may have
-/// to follow.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OptionEffect {
-    /// The option is set.
-    Done,
-    /// A rule option changed the rule set: a game under the old rules may
-    /// mean nothing now.
-    RulesChanged,
-}
+pub const MAX_MULTIPV: usize = MULTIPV.max() as usize;
+/// Largest `Move Overhead` in milliseconds.
+pub const MAX_OVERHEAD_MS: u64 = MOVE_OVERHEAD.max() as u64;
 
 /// Where the book comes from (`BookFile`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -363,10 +550,10 @@ pub enum OptionError {
         reason: String,
     },
     /// The table could not be allocated; the old one stays.
-    #[error("{reason}; Hash stays {mb} MiB")]
+    #[error("{source}; Hash stays {mb} MiB")]
     Hash {
         /// Why.
-        reason: String,
+        source: super::TableError,
         /// The size kept.
         mb: usize,
     },
@@ -381,24 +568,74 @@ pub enum OptionError {
     Eval(#[from] EvalError),
 }
 
-/// `Ok` when `v` is in `min..=max`.
-fn in_range(name: &str, v: usize, min: usize, max: usize) -> Result<(), OptionError> {
-    if (min..=max).contains(&v) {
-        Ok(())
-    } else {
-        Err(OptionError::Invalid {
-            name: name.to_string(),
-            value: v.to_string(),
-            expected: format!("{min} to {max}"),
-        })
-    }
-}
-
 /// Parses a check option's value.
 fn parse_check(value: &str) -> Option<bool> {
     match value.to_ascii_lowercase().as_str() {
         "true" | "on" | "1" => Some(true),
         "false" | "off" | "0" => Some(false),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossbeam_channel::unbounded;
+
+    /// Every option takes its own default, by name in any case, and the
+    /// names are unique.
+    #[test]
+    fn every_option_takes_its_default() {
+        let (tx, _rx) = unbounded();
+        let mut e = Engine::new(tx);
+        for (i, o) in OPTIONS.iter().enumerate() {
+            assert!(
+                OPTIONS[..i]
+                    .iter()
+                    .all(|p| !p.name.eq_ignore_ascii_case(o.name))
+            );
+            let found = OptionSpec::find(&o.name.to_ascii_uppercase()).unwrap();
+            assert_eq!(found.name, o.name);
+            if o.name != "Hash" {
+                e.set_option(o.name, &o.default_text()).unwrap();
+            }
+        }
+        assert!(e.rules().is_default());
+    }
+
+    /// The rule options list the values of their types, default first.
+    #[test]
+    fn combos_come_from_the_types() {
+        assert_eq!(
+            START.kind,
+            OptionKind::Combo {
+                vars: &["diagonal", "parallel", "free"]
+            }
+        );
+        assert_eq!(TIE.default_text(), Tie::default().name());
+        assert_eq!(FLIPS.default_text(), Flips::default().name());
+        assert_eq!(SCORING.default_text(), Scoring::default().name());
+        assert_eq!(START.default_text(), Start::default().name());
+    }
+
+    /// The range is checked on both ways in, with the same error.
+    #[test]
+    fn ranges_are_checked_once_for_both_ways_in() {
+        let (tx, _rx) = unbounded();
+        let mut e = Engine::new(tx);
+        let text = e.set_option("threads", "0").unwrap_err().to_string();
+        assert_eq!(
+            text,
+            "invalid value '0' for option threads (expected 1 to 256)"
+        );
+        let typed = e.set_threads(0).unwrap_err().to_string();
+        assert_eq!(
+            typed,
+            "invalid value '0' for option Threads (expected 1 to 256)"
+        );
+        assert!(e.set_option("Hash", "lots").is_err());
+        assert!(e.set_option("Ponder", "maybe").is_err());
+        assert_eq!(MAX_HASH_MB, 65536);
+        assert_eq!(DEFAULT_HASH_MB, 64);
     }
 }
