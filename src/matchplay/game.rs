@@ -123,6 +123,10 @@ pub fn play_game(r: &Referee, g: &GameSpec, sides: [Side<'_>; 2]) -> GameRecord 
     rec
 }
 
+/// A move chosen: the move, the seconds it took and the engine's
+/// evaluation.
+type Chosen = (Move, f64, Option<f64>);
+
 /// How a game is lost: the termination and why.
 type Forfeit = (Termination, String);
 
@@ -183,27 +187,7 @@ impl Seats<'_, '_> {
         let reason = format!("{name} played '{text}' in {} ({e})", game.current());
         (side, (Termination::Illegal, reason))
     }
-}
 
-impl Player for Seats<'_, '_> {
-    type Error = Forfeit;
-
-    fn choose(&mut self, game: &Game) -> Result<Move, Forfeit> {
-        let n = game.moves().len();
-        self.times.resize(n, 0.0);
-        self.evals.resize(n, None);
-        let (m, secs, eval) = self.engine_move(game)?;
-        self.times.push(secs);
-        self.evals.push(eval);
-        Ok(m)
-    }
-}
-
-/// A move chosen: the move, the seconds it took and the engine's
-/// evaluation.
-type Chosen = (Move, f64, Option<f64>);
-
-impl Seats<'_, '_> {
     /// Asks the side to move in `game` for its move and checks it against
     /// the clock (the game loop checks it against the rules); `Err` is the
     /// forfeit.
@@ -273,5 +257,19 @@ impl Seats<'_, '_> {
                 Err((Termination::Illegal, reason))
             }
         }
+    }
+}
+
+impl Player for Seats<'_, '_> {
+    type Error = Forfeit;
+
+    fn choose(&mut self, game: &Game) -> Result<Move, Forfeit> {
+        let n = game.moves().len();
+        self.times.resize(n, 0.0);
+        self.evals.resize(n, None);
+        let (m, secs, eval) = self.engine_move(game)?;
+        self.times.push(secs);
+        self.evals.push(eval);
+        Ok(m)
     }
 }
