@@ -13,7 +13,7 @@
 // (`crates/annex-protocol`), re-exported under their module names so that
 // `annex::board`, `annex::engine` or `annex::protocol` name them here too.
 pub use annex_core::{
-    bitboard, board, book, engine, eval, fileio, moves, perft, position, record, rng, rules,
+    bitboard, board, book, engine, eval, fileio, moves, perft, play, position, record, rng, rules,
     search, square,
 };
 pub use annex_protocol as protocol;

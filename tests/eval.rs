@@ -363,7 +363,7 @@ fn engine_eval_file_option() {
 
 #[test]
 fn solver_labels_are_exact_late_and_propagated_early() {
-    use annex::train::measure::solve;
+    use crate::util::plain_solve as solve;
     use annex::train::{Solver, game_samples_solved};
     let b = std::fs::read(data_file("wthor/WTH_2025.wtb")).unwrap();
     let games = read_wthor(&b).unwrap();
@@ -372,7 +372,7 @@ fn solver_labels_are_exact_late_and_propagated_early() {
         let s = game_samples_solved(g, 8, Some(&mut solver));
         let first_solved = s.iter().position(|x| x.empties() <= 8).unwrap();
         for x in &s[first_solved..] {
-            // Independent check: the plain alpha-beta solver of the measurements.
+            // Independent check: a plain alpha-beta solver.
             let b = Board::new(x.player, x.opponent);
             assert_eq!(x.label as i32, solve(&b, -64, 64));
         }

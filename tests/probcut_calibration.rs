@@ -19,7 +19,7 @@
 //! `ANNEX_CALIB_MAX_D` (deepest search, default 10). One thread; about
 //! 20 minutes with the defaults on the 2-core machine. The exact values at
 //! 12-13 empties are checked against the independent plain alpha-beta
-//! solver of `annex::train::measure`.
+//! solver of `tests/util.rs`.
 
 use crate::util::full_data;
 use annex::board::{Board, Color};
@@ -247,7 +247,7 @@ fn probcut_calibration() {
     for (i, b) in boards.iter().enumerate() {
         let s = label(&mut engine, &rx, b, max_d);
         if s.n <= 13 {
-            let plain = annex::train::measure::solve(b, -65, 65);
+            let plain = crate::util::plain_solve(b, -65, 65);
             assert_eq!(s.exact, plain, "engine and plain solver disagree on {b:?}");
         }
         eprintln!(

@@ -510,3 +510,58 @@ fn serve_page_plays_and_streams_in_chromium() {
         json!("")
     );
 }
+
+#[test]
+fn serve_reads_typed_bodies_and_refuses_unknown_fields() {
+    let srv = Server::start();
+    let (id, _) = srv.session(json!({}));
+    let p = |w: &str| format!("/api/{w}?s={id}");
+    // An unknown field, or one of the wrong type: a 400 naming it.
+    for (what, body, field) in [
+        ("settings", &br#"{"dpeth": 5}"#[..], "dpeth"),
+        ("settings", br#"{"depth": "5"}"#, "depth"),
+        ("settings", br#"{"black": "robot"}"#, "black"),
+        ("move", br#"{"move": 5}"#, "move"),
+        ("move", br#"{"move": "f5", "promote": "q"}"#, "promote"),
+        ("goto", br#"{"ply": -1}"#, "ply"),
+        ("undo", br#"{"steps": 2}"#, "steps"),
+        ("new", br#"{"rules": "free"}"#, "rules"),
+        ("new", br#"{"rules": {"start": 5}}"#, "rules"),
+        ("position", br#"{"board": 7}"#, "board"),
+    ] {
+        let e = srv.fails("POST", &p(what), body, 400);
+        assert!(e.starts_with(&format!("\"{field}\": ")), "{what}: {e}");
+    }
+    let e = srv.fails("POST", "/api/session", br#"{"colour": "black"}"#, 400);
+    assert!(e.contains("colour"), "{e}");
+    // A null field is one not given; an empty body is `{}`.
+    let level = srv.ok("GET", &p("state"), json!({}))["level"].clone();
+    let st = srv.post(&id, "settings", json!({ "depth": null, "analyze": null }));
+    assert_eq!(st["level"], level, "{st}");
+    let (code, _) = srv.raw("POST", &p("undo"), b"  ");
+    assert_eq!(code, 200);
+    // Nothing refused changed the game.
+    let st = srv.ok("GET", &p("state"), json!({}));
+    assert_eq!(st["ply"], json!(0), "{st}");
+    // The event stream's head comes from the server's one answer writer.
+    let mut events = open_events(&srv.addr, &id, Duration::from_secs(10));
+    let mut head = String::new();
+    loop {
+        let mut line = String::new();
+        events.read_line(&mut line).unwrap();
+        if line == "\r\n" || line.is_empty() {
+            break;
+        }
+        head += &line;
+    }
+    assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+    for h in [
+        "Content-Type: text/event-stream\r\n",
+        "Cache-Control: no-store\r\n",
+        "X-Content-Type-Options: nosniff\r\n",
+        "Connection: close\r\n",
+    ] {
+        assert!(head.contains(h), "{h} in {head}");
+    }
+    assert!(!head.contains("Content-Length"), "{head}");
+}

@@ -281,3 +281,46 @@ impl Drop for Annex {
         let _ = self.child.wait();
     }
 }
+
+/// Final disc difference for the side to move, empties to the winner.
+fn final_diff(b: &annex::board::Board) -> i32 {
+    let p = b.player.count_ones() as i32;
+    let o = b.opponent.count_ones() as i32;
+    let e = 64 - p - o;
+    match p.cmp(&o) {
+        std::cmp::Ordering::Greater => p - o + e,
+        std::cmp::Ordering::Less => p - o - e,
+        std::cmp::Ordering::Equal => 0,
+    }
+}
+
+/// Exact score (discs, side to move) by a plain alpha-beta to the end, no
+/// table, moves in square order: an oracle independent of the engine's
+/// solver, for positions of up to ~14 empties.
+pub fn plain_solve(b: &annex::board::Board, mut alpha: i32, beta: i32) -> i32 {
+    use annex::board::{flips, legal_moves};
+    let mut moves = legal_moves(b.player, b.opponent);
+    if moves == 0 {
+        if legal_moves(b.opponent, b.player) == 0 {
+            return final_diff(b);
+        }
+        return -plain_solve(&b.pass(), -beta, -alpha);
+    }
+    let mut best = -65;
+    while moves != 0 {
+        let sq = moves.trailing_zeros() as usize;
+        moves &= moves - 1;
+        let c = b.play_flips(sq, flips(b.player, b.opponent, sq));
+        let v = -plain_solve(&c, -beta, -alpha);
+        if v > best {
+            best = v;
+            if v > alpha {
+                alpha = v;
+                if alpha >= beta {
+                    break;
+                }
+            }
+        }
+    }
+    best
+}

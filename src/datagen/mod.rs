@@ -32,8 +32,11 @@ pub mod run;
 use crate::board::{Board, Color};
 use crate::engine::{Engine, OptionError};
 use crate::eval::Evaluator;
+use crate::play::{EnginePlayer, Stop, play_out};
 use crate::position::Position;
+use crate::record::game::Game;
 use crate::rng::{self, Rng};
+use crate::rules::RuleSet;
 use crate::search::DISC;
 use crate::search::{Limits, SolveMode};
 use format::{FLAG_SOLVED, NO_SCORE, Record};
@@ -177,6 +180,27 @@ struct Ply {
     score: Option<i32>,
 }
 
+/// The engine's limits in `pos`: exact from `settings.solve_empties`
+/// empties on, else the budget.
+fn limits_for(pos: &Position, solve_empties: u32, budget: Budget) -> Limits {
+    if pos.board.empties() <= solve_empties {
+        return Limits {
+            solve: Some(SolveMode::Exact),
+            ..Limits::default()
+        };
+    }
+    match budget {
+        Budget::Depth(d) => Limits {
+            depth: Some(d),
+            ..Limits::default()
+        },
+        Budget::Nodes(n) => Limits {
+            nodes: Some(n),
+            ..Limits::default()
+        },
+    }
+}
+
 /// Plays game `g` and returns its records.
 ///
 /// # Errors
@@ -187,9 +211,20 @@ pub fn play_game(
     openings: &Openings,
     g: u64,
 ) -> Result<Vec<Record>, DatagenError> {
-    let (before, mut pos) = start_of_game(settings, openings, g);
-    let engine = &mut player.engine;
-    engine.new_game();
+    let (before, start) = start_of_game(settings, openings, g);
+    player.engine.new_game();
+    let (solve_empties, budget) = (settings.solve_empties, settings.budget);
+    let mut engine = EnginePlayer::new(&mut player.engine, |p: &Position| {
+        limits_for(p, solve_empties, budget)
+    });
+    let mut game = Game::from_position(start, RuleSet::default());
+    if let Err(stop) = play_out(&mut game, &mut engine) {
+        let answer = match stop {
+            Stop::Illegal { chosen, .. } => chosen.to_string(),
+            Stop::Failed { error, .. } => match error {},
+        };
+        return Err(DatagenError::IllegalMove { game: g, answer });
+    }
     let mut plies = Vec::with_capacity(60);
     if settings.keep_opening {
         plies.extend(before.iter().map(|p| Ply {
@@ -199,49 +234,18 @@ pub fn play_game(
             score: None,
         }));
     }
-    loop {
-        let moves = pos.board.legal_moves();
-        if moves == 0 {
-            if pos.board.is_game_over() {
-                break;
-            }
-            pos = advance(pos, None);
-            continue;
-        }
-        let solve = pos.board.empties() <= settings.solve_empties;
-        let limits = match (solve, settings.budget) {
-            (true, _) => Limits {
-                solve: Some(SolveMode::Exact),
-                ..Limits::default()
-            },
-            (false, Budget::Depth(d)) => Limits {
-                depth: Some(d),
-                ..Limits::default()
-            },
-            (false, Budget::Nodes(n)) => Limits {
-                nodes: Some(n),
-                ..Limits::default()
-            },
-        };
-        let bm = engine.search_sync(pos, limits);
-        let sq = bm
-            .best
-            .to_square()
-            .map(|s| s.index())
-            .filter(|&s| moves >> s & 1 == 1)
-            .ok_or_else(|| DatagenError::IllegalMove {
-                game: g,
-                answer: bm.best.to_string(),
-            })?;
-        plies.push(Ply {
-            board: pos.board,
-            side: pos.side,
-            exact: solve.then_some(bm.score),
+    let positions = game.positions();
+    plies.extend(engine.searches.iter().map(|(ply, bm)| {
+        let p = positions[*ply];
+        let solved = p.board.empties() <= solve_empties;
+        Ply {
+            board: p.board,
+            side: p.side,
+            exact: solved.then_some(bm.score),
             score: Some(bm.score),
-        });
-        pos = advance(pos, Some(sq));
-    }
-    Ok(label(plies, &pos, g))
+        }
+    }));
+    Ok(label(plies, &game.current(), g))
 }
 
 /// Labels the plies of a game that ended in `last`.

@@ -7,8 +7,10 @@ use super::client::{Client, MoveLimit, MoveRequest};
 use super::process::Failure;
 use crate::board::Color;
 use crate::moves::{Move, MoveError};
+use crate::play::{Player, Stop, play_out};
 use crate::position::Position;
 use crate::protocol::quote_token;
+use crate::record::game::Game;
 use crate::record::game_record::{GameRecord, Outcome, Termination};
 use crate::rules::RuleSet;
 use std::time::{Duration, Instant};
@@ -59,11 +61,10 @@ fn forfeit_kind(f: &Failure) -> Termination {
 /// Plays the game; `sides[0]` is X, `sides[1]` is O. Engines that time out
 /// or break the protocol are killed (they are restarted for the next game).
 pub fn play_game(r: &Referee, g: &GameSpec, sides: [Side<'_>; 2]) -> GameRecord {
-    let [mut black, mut white] = sides;
     let mut rec = GameRecord {
         number: g.number,
-        black: black.name.to_string(),
-        white: white.name.to_string(),
+        black: sides[0].name.to_string(),
+        white: sides[1].name.to_string(),
         opening: g.opening,
         start: g.start,
         moves: Vec::new(),
@@ -74,145 +75,201 @@ pub fn play_game(r: &Referee, g: &GameSpec, sides: [Side<'_>; 2]) -> GameRecord 
         end: Termination::Normal,
         reason: String::new(),
     };
-    let forfeit = |rec: &mut GameRecord, loser: Color, end: Termination, reason: String| {
-        rec.outcome = Outcome::win_for(loser.other());
-        rec.score = if loser == Color::Black { -64 } else { 64 };
-        rec.end = end;
-        rec.reason = reason;
+    let mut seats = Seats {
+        r,
+        g,
+        clocks: [
+            sides[0].limit.tc.map(|t| t.0),
+            sides[1].limit.tc.map(|t| t.0),
+        ],
+        sides,
+        times: Vec::new(),
+        evals: Vec::new(),
+        text: String::new(),
     };
-    for (c, side) in [(Color::Black, &mut black), (Color::White, &mut white)] {
-        if let Err(f) = side.client.new_game(&g.start) {
-            if !matches!(f, Failure::Crash(_)) {
-                side.client.kill();
-            }
-            let reason = format!("{} failed to start the game: {f}", side.name);
-            forfeit(&mut rec, c, forfeit_kind(&f), reason);
-            return rec;
-        }
-    }
-    let mut pos = g.start;
-    for m in &g.opening_moves {
-        pos = pos.play_unchecked(&r.rules, *m);
-        rec.moves.push(*m);
-        rec.times.push(0.0);
-        rec.evals.push(None);
-    }
-    let mut clocks = [black.limit.tc.map(|t| t.0), white.limit.tc.map(|t| t.0)];
-    loop {
-        if pos.is_game_over(&r.rules) {
-            rec.outcome = match pos.winner(&r.rules) {
+    let mut game = Game::from_position(g.start, r.rules);
+    let ended = seats.start(&mut game).and_then(|()| {
+        play_out(&mut game, &mut seats).map_err(|stop| match stop {
+            Stop::Failed { side, error } => (side, error),
+            Stop::Illegal {
+                side,
+                chosen,
+                error,
+            } => seats.illegal(side, &game, chosen, &error),
+        })
+    });
+    rec.moves = game.moves().to_vec();
+    let n = rec.moves.len();
+    seats.times.resize(n, 0.0);
+    seats.evals.resize(n, None);
+    rec.times = seats.times;
+    rec.evals = seats.evals;
+    match ended {
+        Ok(()) => {
+            let end = game.current();
+            rec.outcome = match end.winner(&r.rules) {
                 Some(c) => Outcome::win_for(c),
                 None => Outcome::Draw,
             };
-            rec.score = pos.final_score_for(r.rules.scoring, Color::Black);
-            return rec;
+            rec.score = end.final_score_for(r.rules.scoring, Color::Black);
         }
-        if pos.must_pass(&r.rules) {
-            pos = pos.play_unchecked(&r.rules, Move::PASS);
-            rec.moves.push(Move::PASS);
-            rec.times.push(0.0);
-            rec.evals.push(None);
-            continue;
+        Err((loser, (end, reason))) => {
+            rec.outcome = Outcome::win_for(loser.other());
+            rec.score = if loser == Color::Black { -64 } else { 64 };
+            rec.end = end;
+            rec.reason = reason;
         }
-        let c = pos.side;
-        let side = if c == Color::Black {
-            &mut black
-        } else {
-            &mut white
-        };
-        match engine_move(r, g, side, &pos, &rec, &mut clocks) {
-            Ok((m, next, secs, eval)) => {
-                rec.moves.push(m);
-                rec.times.push(secs);
-                rec.evals.push(eval);
-                pos = next;
+    }
+    rec
+}
+
+/// A move chosen: the move, the seconds it took and the engine's
+/// evaluation.
+type Chosen = (Move, f64, Option<f64>);
+
+/// How a game is lost: the termination and why.
+type Forfeit = (Termination, String);
+
+/// The two engines of a game as the game loop's player: the side to move
+/// is asked under its clock; the referee keeps the clocks, the seconds and
+/// evaluations of each move, and the last answer's text.
+struct Seats<'a, 'b> {
+    r: &'a Referee,
+    g: &'a GameSpec,
+    sides: [Side<'b>; 2],
+    clocks: [Option<Duration>; 2],
+    /// Seconds and evaluation of each move so far (0 and none for the
+    /// opening moves and forced passes).
+    times: Vec<f64>,
+    evals: Vec<Option<f64>>,
+    /// The last answer, as the engine wrote it.
+    text: String,
+}
+
+impl Seats<'_, '_> {
+    /// Starts the game on both engines and plays the opening moves; `Err`
+    /// is the side that lost by it.
+    fn start(&mut self, game: &mut Game) -> Result<(), (Color, Forfeit)> {
+        for (c, side) in [Color::Black, Color::White]
+            .into_iter()
+            .zip(&mut self.sides)
+        {
+            if let Err(f) = side.client.new_game(&self.g.start) {
+                if !matches!(f, Failure::Crash(_)) {
+                    side.client.kill();
+                }
+                let reason = format!("{} failed to start the game: {f}", side.name);
+                return Err((c, (forfeit_kind(&f), reason)));
             }
-            Err((end, reason)) => {
-                forfeit(&mut rec, c, end, reason);
-                return rec;
+        }
+        for &m in &self.g.opening_moves {
+            // The openings were checked when they were read.
+            if let Err(e) = game.play(m) {
+                let side = game.current().side;
+                let reason = format!("the opening move {m} is not legal ({e})");
+                return Err((side, (Termination::Error, reason)));
+            }
+        }
+        Ok(())
+    }
+
+    /// The forfeit of `side`, which chose the illegal `chosen` in `game`'s
+    /// current position.
+    fn illegal(&self, side: Color, game: &Game, chosen: Move, e: &MoveError) -> (Color, Forfeit) {
+        let name = self.sides[side as usize].name;
+        // The engine's text is quoted once, short: a huge token makes no
+        // huge record.
+        let text = if self.text.is_empty() {
+            chosen.to_string()
+        } else {
+            quote_token(&self.text)
+        };
+        let reason = format!("{name} played '{text}' in {} ({e})", game.current());
+        (side, (Termination::Illegal, reason))
+    }
+
+    /// Asks the side to move in `game` for its move and checks it against
+    /// the clock (the game loop checks it against the rules); `Err` is the
+    /// forfeit.
+    fn engine_move(&mut self, game: &Game) -> Result<Chosen, Forfeit> {
+        let (r, pos) = (self.r, game.current());
+        let ci = pos.side as usize;
+        let side = &mut self.sides[ci];
+        let allowed = [self.clocks[ci], side.limit.movetime]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(r.hang);
+        let t0 = Instant::now();
+        let req = MoveRequest {
+            start: &self.g.start,
+            moves: game.moves(),
+            times: &self.times,
+            position: &pos,
+            clocks: self.clocks,
+            limit: &side.limit,
+            deadline: t0 + allowed + r.margin,
+        };
+        self.text.clear();
+        let reply = side.client.go(&req).map_err(|f| {
+            if !matches!(f, Failure::Crash(_)) {
+                side.client.kill();
+            }
+            let reason = match &f {
+                Failure::Timeout(_) => format!(
+                    "{} did not move within {:.3} s",
+                    side.name,
+                    (allowed + r.margin).as_secs_f64()
+                ),
+                Failure::Crash(m) => format!("{} crashed ({m})", side.name),
+                Failure::Protocol(m) | Failure::Setting(m) => {
+                    format!("{} made a protocol error: {m}", side.name)
+                }
+            };
+            (forfeit_kind(&f), reason)
+        })?;
+        let elapsed = reply.at.saturating_duration_since(t0);
+        if let Some(clock) = self.clocks[ci].as_mut() {
+            if elapsed > *clock + r.margin {
+                side.client.kill();
+                let reason = format!(
+                    "{} lost on time ({:.3} s used, {:.3} s left)",
+                    side.name,
+                    elapsed.as_secs_f64(),
+                    clock.as_secs_f64()
+                );
+                return Err((Termination::Timeout, reason));
+            }
+            *clock = clock.saturating_sub(elapsed) + side.limit.tc.map(|t| t.1).unwrap_or_default();
+        }
+        if reply.text.eq_ignore_ascii_case("resign") {
+            return Err((Termination::Resign, format!("{} resigned", side.name)));
+        }
+        match reply.text.parse::<Move>() {
+            Ok(m) => {
+                self.text = reply.text;
+                Ok((m, elapsed.as_secs_f64(), reply.eval))
+            }
+            Err(_) => {
+                let text = quote_token(&reply.text);
+                let why = "not a move: expected a square like f5, or pass";
+                let reason = format!("{} played '{text}' in {pos} ({why})", side.name);
+                Err((Termination::Illegal, reason))
             }
         }
     }
 }
 
-/// A move played: the move, the position after it, the seconds it took and
-/// the engine's evaluation.
-type Played = (Move, Position, f64, Option<f64>);
+impl Player for Seats<'_, '_> {
+    type Error = Forfeit;
 
-/// Asks `side` (to move in `pos`) for its move and checks it against the
-/// clock and the rules; `Err` is the forfeit (how the game ends, why).
-fn engine_move(
-    r: &Referee,
-    g: &GameSpec,
-    side: &mut Side<'_>,
-    pos: &Position,
-    rec: &GameRecord,
-    clocks: &mut [Option<Duration>; 2],
-) -> Result<Played, (Termination, String)> {
-    let ci = pos.side as usize;
-    let allowed = [clocks[ci], side.limit.movetime]
-        .into_iter()
-        .flatten()
-        .min()
-        .unwrap_or(r.hang);
-    let t0 = Instant::now();
-    let req = MoveRequest {
-        start: &g.start,
-        moves: &rec.moves,
-        times: &rec.times,
-        position: pos,
-        clocks: *clocks,
-        limit: &side.limit,
-        deadline: t0 + allowed + r.margin,
-    };
-    let reply = side.client.go(&req).map_err(|f| {
-        if !matches!(f, Failure::Crash(_)) {
-            side.client.kill();
-        }
-        let reason = match &f {
-            Failure::Timeout(_) => format!(
-                "{} did not move within {:.3} s",
-                side.name,
-                (allowed + r.margin).as_secs_f64()
-            ),
-            Failure::Crash(m) => format!("{} crashed ({m})", side.name),
-            Failure::Protocol(m) | Failure::Setting(m) => {
-                format!("{} made a protocol error: {m}", side.name)
-            }
-        };
-        (forfeit_kind(&f), reason)
-    })?;
-    let elapsed = reply.at.saturating_duration_since(t0);
-    if let Some(clock) = clocks[ci].as_mut() {
-        if elapsed > *clock + r.margin {
-            side.client.kill();
-            let reason = format!(
-                "{} lost on time ({:.3} s used, {:.3} s left)",
-                side.name,
-                elapsed.as_secs_f64(),
-                clock.as_secs_f64()
-            );
-            return Err((Termination::Timeout, reason));
-        }
-        *clock = clock.saturating_sub(elapsed) + side.limit.tc.map(|t| t.1).unwrap_or_default();
+    fn choose(&mut self, game: &Game) -> Result<Move, Forfeit> {
+        let n = game.moves().len();
+        self.times.resize(n, 0.0);
+        self.evals.resize(n, None);
+        let (m, secs, eval) = self.engine_move(game)?;
+        self.times.push(secs);
+        self.evals.push(eval);
+        Ok(m)
     }
-    if reply.text.eq_ignore_ascii_case("resign") {
-        return Err((Termination::Resign, format!("{} resigned", side.name)));
-    }
-    reply
-        .text
-        .parse::<Move>()
-        .and_then(|m| pos.play(&r.rules, m))
-        .map(|(m, next)| (m, next, elapsed.as_secs_f64(), reply.eval))
-        .map_err(|e| {
-            // The engine's text is quoted once, short: a huge token makes
-            // no huge record.
-            let why = match e {
-                MoveError::Syntax(_) => "not a move: expected a square like f5, or pass".into(),
-                e => e.to_string(),
-            };
-            let text = quote_token(&reply.text);
-            let reason = format!("{} played '{text}' in {pos} ({why})", side.name);
-            (Termination::Illegal, reason)
-        })
 }

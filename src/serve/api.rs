@@ -11,8 +11,10 @@ use crate::moves::Move;
 use crate::position::Position;
 use crate::record::game_record::{GgfHeader, ggf};
 use crate::rules::RuleSet;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -117,16 +119,102 @@ fn split_url(url: &str) -> (&str, HashMap<&str, &str>) {
 
 /// Reads a JSON object body (empty: `{}`); the HTTP layer bounded its
 /// size.
-fn read_body(bytes: &[u8]) -> Result<Map<String, Value>, Fail> {
+fn read_body(bytes: &[u8]) -> Result<Value, Fail> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Ok(Map::new());
+        return Ok(Value::Object(Map::new()));
     }
     match serde_json::from_slice::<Value>(bytes) {
-        Ok(Value::Object(m)) => Ok(m),
+        Ok(v) if v.is_object() => Ok(v),
         Ok(_) => Err(Fail::bad("the body must be a JSON object")),
         Err(e) => Err(Fail::bad(format!("invalid JSON: {e}"))),
     }
 }
+
+/// The body (a JSON object) as the request's own type. An unknown field
+/// or a field of the wrong type is refused, and the message names it.
+fn parse<T: DeserializeOwned>(body: &Value) -> Result<T, Fail> {
+    T::deserialize(body).map_err(|e| {
+        // The field to blame: the first one that does not read alone.
+        let alone = |k: &String, v: &Value| {
+            let one = Value::Object(Map::from_iter([(k.clone(), v.clone())]));
+            T::deserialize(&one).err()
+        };
+        let named = body
+            .as_object()
+            .into_iter()
+            .flatten()
+            .find_map(|(k, v)| alone(k, v).map(|e| format!("\"{k}\": {e}")));
+        Fail::bad(named.unwrap_or_else(|| e.to_string()))
+    })
+}
+
+/// A player named in a body.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Seat {
+    Human,
+    Engine,
+}
+
+/// Rule names and values (`RuleSet::set` reads them).
+type RulesBody = BTreeMap<String, String>;
+
+/// The body of `/api/settings` and `/api/session`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct SettingsBody {
+    black: Option<Seat>,
+    white: Option<Seat>,
+    depth: Option<u64>,
+    movetime_ms: Option<u64>,
+    analyze_depth: Option<u64>,
+    analyze: Option<bool>,
+}
+
+/// The body of `/api/new`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct NewBody {
+    rules: Option<RulesBody>,
+}
+
+/// The body of `/api/position`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct PositionBody {
+    rules: Option<RulesBody>,
+    board: Option<String>,
+    transcript: Option<String>,
+    ggf: Option<String>,
+}
+
+/// The body of `/api/move`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct MoveBody {
+    #[serde(rename = "move")]
+    mv: Option<String>,
+}
+
+/// The body of `/api/goto`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct GotoBody {
+    ply: Option<u64>,
+}
+
+/// The body of `/api/review`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct ReviewBody {
+    depth: Option<u64>,
+}
+
+/// The body of the requests that take no field (`undo`, `redo`, `stop`,
+/// `cut`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoFields {}
 
 impl App {
     /// An app with no sessions yet, answering for `port`.
@@ -197,11 +285,13 @@ impl App {
     }
 
     /// A POST to the API.
-    fn post(&self, path: &str, query: &HashMap<&str, &str>, body: &Map<String, Value>) -> Answer {
+    fn post(&self, path: &str, query: &HashMap<&str, &str>, body: &Value) -> Answer {
         if path == "/api/session" {
+            let settings: SettingsBody = parse(body)?;
             let (id, shared) = self.table.open()?;
             let mut s = shared.lock();
-            apply(&mut s, "/api/settings", body)?;
+            let settings = settings_from(settings, s.settings)?;
+            s.configure(settings);
             let state = state_json(&s, &id);
             drop(s);
             shared.changed.notify_all();
@@ -265,131 +355,98 @@ fn serve_file(method: &str, path: &str) -> Response {
 }
 
 /// Applies a POST to the session.
-fn apply(s: &mut Session, path: &str, body: &Map<String, Value>) -> Result<(), Fail> {
+fn apply(s: &mut Session, path: &str, body: &Value) -> Result<(), Fail> {
     match path {
         "/api/new" => {
-            let rules = rules_from(body, s.rules())?;
+            let b: NewBody = parse(body)?;
+            let rules = rules_from(b.rules.as_ref(), s.rules())?;
             s.reset(rules, None, &[]).map_err(Fail::from)
         }
-        "/api/position" => set_position(s, body),
+        "/api/position" => set_position(s, parse(body)?),
         "/api/move" => {
-            let text = str_field(body, "move")?.ok_or_else(|| Fail::bad("missing \"move\""))?;
+            let b: MoveBody = parse(body)?;
+            let text = b.mv.ok_or_else(|| Fail::bad("missing \"move\""))?;
             let m: Move = text.parse().map_err(|e| Fail::bad(format!("{e}")))?;
             if s.engine_to_move() {
                 return Err(Fail(409, "it is the engine's turn".into()));
             }
             s.play(m).map(|_| ()).map_err(Fail::from)
         }
-        "/api/undo" => {
-            s.undo();
-            Ok(())
-        }
-        "/api/redo" => {
-            s.redo();
-            Ok(())
-        }
         "/api/goto" => {
-            let ply = body
-                .get("ply")
-                .and_then(Value::as_u64)
-                .ok_or_else(|| Fail::bad("\"ply\" must be a number"))?;
+            let b: GotoBody = parse(body)?;
+            let ply = b.ply.ok_or_else(|| Fail::bad("missing \"ply\""))?;
             s.goto(usize::try_from(ply).unwrap_or(usize::MAX))
                 .map_err(Fail::from)
         }
         "/api/settings" => {
-            let settings = settings_from(body, s.settings)?;
+            let settings = settings_from(parse(body)?, s.settings)?;
             s.configure(settings);
             Ok(())
         }
         "/api/review" => {
-            let depth = int_field(body, "depth", 1, 30)?.unwrap_or(10);
+            let b: ReviewBody = parse(body)?;
+            let depth = in_range("depth", b.depth, 1, 30)?.unwrap_or(10);
             s.review(depth as u32);
             Ok(())
         }
-        "/api/stop" => {
-            s.stop_now();
-            Ok(())
-        }
-        "/api/cut" => {
-            s.cut();
+        "/api/undo" | "/api/redo" | "/api/stop" | "/api/cut" => {
+            let NoFields {} = parse(body)?;
+            match path {
+                "/api/undo" => {
+                    s.undo();
+                }
+                "/api/redo" => {
+                    s.redo();
+                }
+                "/api/stop" => s.stop_now(),
+                _ => s.cut(),
+            }
             Ok(())
         }
         _ => Err(Fail(404, format!("no such API: {path}"))),
     }
 }
 
-/// A string field, if present.
-fn str_field<'a>(body: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str>, Fail> {
-    match body.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(_) => Err(Fail::bad(format!("\"{key}\" must be a string"))),
+/// `value` when it lies in `min..=max`.
+fn in_range(key: &str, value: Option<u64>, min: u64, max: u64) -> Result<Option<u64>, Fail> {
+    match value {
+        Some(n) if !(min..=max).contains(&n) => Err(Fail::bad(format!(
+            "\"{key}\" must be an integer from {min} to {max}"
+        ))),
+        v => Ok(v),
     }
 }
 
-/// An integer field in `min..=max`, if present.
-fn int_field(
-    body: &Map<String, Value>,
-    key: &str,
-    min: u64,
-    max: u64,
-) -> Result<Option<u64>, Fail> {
-    match body.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => v
-            .as_u64()
-            .filter(|n| (min..=max).contains(n))
-            .map(Some)
-            .ok_or_else(|| Fail::bad(format!("\"{key}\" must be an integer from {min} to {max}"))),
+/// `rules` (names and values) over `base`.
+fn rules_from(rules: Option<&RulesBody>, base: RuleSet) -> Result<RuleSet, Fail> {
+    let mut out = base;
+    for (k, v) in rules.into_iter().flatten() {
+        out.set(k, v).map_err(|e| Fail::bad(e.to_string()))?;
     }
-}
-
-/// The rules of `body["rules"]` over `base`.
-fn rules_from(body: &Map<String, Value>, base: RuleSet) -> Result<RuleSet, Fail> {
-    let mut rules = base;
-    match body.get("rules") {
-        None | Some(Value::Null) => {}
-        Some(Value::Object(m)) => {
-            for (k, v) in m {
-                let v = v
-                    .as_str()
-                    .ok_or_else(|| Fail::bad(format!("rule \"{k}\" must be a string")))?;
-                rules.set(k, v).map_err(|e| Fail::bad(e.to_string()))?;
-            }
-        }
-        Some(_) => return Err(Fail::bad("\"rules\" must be an object")),
-    }
-    Ok(rules)
+    Ok(out)
 }
 
 /// The settings of `body` over `base`.
-fn settings_from(body: &Map<String, Value>, base: Settings) -> Result<Settings, Fail> {
+fn settings_from(body: SettingsBody, base: Settings) -> Result<Settings, Fail> {
     let mut s = base;
-    for (i, key) in ["black", "white"].into_iter().enumerate() {
-        match str_field(body, key)? {
+    for (i, seat) in [body.black, body.white].into_iter().enumerate() {
+        match seat {
             None => {}
-            Some("human") => s.players[i] = Player::Human,
-            Some("engine") => s.players[i] = Player::Engine,
-            Some(x) => {
-                return Err(Fail::bad(format!(
-                    "\"{key}\" must be human or engine, not {x:?}"
-                )));
-            }
+            Some(Seat::Human) => s.players[i] = Player::Human,
+            Some(Seat::Engine) => s.players[i] = Player::Engine,
         }
     }
-    if let Some(d) = int_field(body, "depth", 1, 60)? {
+    if let Some(d) = in_range("depth", body.depth, 1, 60)? {
         s.level = Level::Depth(d as u32);
     }
-    if let Some(ms) = int_field(body, "movetime_ms", 10, 600_000)? {
+    if let Some(ms) = in_range("movetime_ms", body.movetime_ms, 10, 600_000)? {
         s.level = Level::MoveTime(Duration::from_millis(ms));
     }
-    if let Some(d) = int_field(body, "analyze_depth", 1, 60)? {
+    if let Some(d) = in_range("analyze_depth", body.analyze_depth, 1, 60)? {
         s.analyze_depth = d as u32;
     }
-    match body.get("analyze") {
-        None | Some(Value::Null) => {}
-        Some(Value::Bool(b)) => s.analyze = *b,
-        Some(_) => return Err(Fail::bad("\"analyze\" must be true or false")),
+    if let Some(b) = body.analyze {
+        s.analyze = b;
     }
     Ok(s)
 }
@@ -398,10 +455,10 @@ fn settings_from(body: &Map<String, Value>, base: Settings) -> Result<Settings, 
 /// the start position), or a GGF game; with optional `rules`. A GGF game
 /// is played under its own rules (`RU[…]`, else plain Othello, else the
 /// `rules` given), and a note says so when they change.
-fn set_position(s: &mut Session, body: &Map<String, Value>) -> Result<(), Fail> {
-    if let Some(text) = str_field(body, "ggf")? {
+fn set_position(s: &mut Session, body: PositionBody) -> Result<(), Fail> {
+    if let Some(text) = &body.ggf {
         let before = s.rules();
-        let default = rules_from(body, RuleSet::default())?;
+        let default = rules_from(body.rules.as_ref(), RuleSet::default())?;
         let g = crate::record::ggf::parse_with_rules(text, default)
             .map_err(|e| Fail::bad(e.to_string()))?;
         let rules = g.game.rules();
@@ -411,14 +468,14 @@ fn set_position(s: &mut Session, body: &Map<String, Value>) -> Result<(), Fail> 
         }
         return Ok(());
     }
-    let rules = rules_from(body, s.rules())?;
-    let start = match str_field(body, "board")? {
+    let rules = rules_from(body.rules.as_ref(), s.rules())?;
+    let start = match &body.board {
         Some(b) => b
             .parse::<Position>()
             .map_err(|e| Fail::bad(format!("board: {e}")))?,
         None => Position::start(&rules),
     };
-    let moves = match str_field(body, "transcript")? {
+    let moves = match &body.transcript {
         Some(t) => {
             start
                 .play_transcript(t, &rules)
@@ -600,9 +657,7 @@ impl Drop for Watch<'_> {
 /// until the page goes away or the session is closed.
 fn stream_events(conn: &mut Conn, shared: &Shared, id: &str) {
     let _watch = Watch::new(shared);
-    let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\
-                Cache-Control: no-store\r\nConnection: close\r\n\r\n";
-    if conn.write_raw(head.as_bytes()).is_err() {
+    if conn.start_stream("text/event-stream").is_err() {
         return;
     }
     let mut sent: Option<u64> = None;

@@ -149,6 +149,30 @@ fn reason(status: u16) -> &'static str {
     }
 }
 
+/// The head of the answer `r` (its body is not read): the one place that
+/// writes a status line and headers. `length`: the body's length (`None`:
+/// a stream that ends when the connection closes); `extra`: more headers.
+fn head(r: &Response, length: Option<usize>, keep_alive: bool, extra: &[(&str, &str)]) -> String {
+    let mut h = format!(
+        "HTTP/1.1 {} {}\r\nContent-Type: {}\r\n",
+        r.status,
+        reason(r.status),
+        r.content_type
+    );
+    if let Some(n) = length {
+        h += &format!("Content-Length: {n}\r\n");
+    }
+    h += &format!(
+        "Cache-Control: {}\r\nX-Content-Type-Options: nosniff\r\nConnection: {}\r\n",
+        r.cache,
+        if keep_alive { "keep-alive" } else { "close" },
+    );
+    for (name, value) in extra {
+        h += &format!("{name}: {value}\r\n");
+    }
+    h + "\r\n"
+}
+
 /// Why no request was read.
 #[derive(Debug)]
 enum ReadError {
@@ -296,23 +320,21 @@ impl Conn {
 
     /// Writes `r`; `keep_alive` says whether another request may follow.
     pub fn respond(&mut self, r: &Response, keep_alive: bool) -> std::io::Result<()> {
-        let head = format!(
-            "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\n\
-             Cache-Control: {}\r\nX-Content-Type-Options: nosniff\r\nConnection: {}\r\n\r\n",
-            r.status,
-            reason(r.status),
-            r.content_type,
-            r.body.len(),
-            r.cache,
-            if keep_alive { "keep-alive" } else { "close" },
-        );
-        let mut out = head.into_bytes();
+        let mut out = head(r, Some(r.body.len()), keep_alive, &[]).into_bytes();
         out.extend_from_slice(&r.body);
         (&*self.stream).write_all(&out)?;
         (&*self.stream).flush()
     }
 
-    /// Writes raw bytes (an event stream after its head).
+    /// Starts a stream of `content_type` (an event stream): the head of a
+    /// 200 answer without a length, whose body ends when the connection
+    /// closes; [`Conn::write_raw`] writes the body.
+    pub fn start_stream(&mut self, content_type: &'static str) -> std::io::Result<()> {
+        let r = Response::new(200, content_type, Vec::new());
+        self.write_raw(head(&r, None, false, &[]).as_bytes())
+    }
+
+    /// Writes raw bytes (a stream's body after its head).
     pub fn write_raw(&mut self, bytes: &[u8]) -> std::io::Result<()> {
         (&*self.stream).write_all(bytes)?;
         (&*self.stream).flush()
@@ -521,13 +543,10 @@ pub fn serve<H: Handler>(listener: &TcpListener, limits: Limits, handler: Arc<H>
 /// Answers 503 to a connection over the limit without reading it.
 fn refuse_at_once(mut stream: TcpStream) {
     let _ = stream.set_nonblocking(true);
-    let body = r#"{"error":"too many connections"}"#;
-    let text = format!(
-        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let _ = stream.write_all(text.as_bytes());
+    let r = Response::error(503, "too many connections");
+    let mut out = head(&r, Some(r.body.len()), false, &[("Retry-After", "1")]).into_bytes();
+    out.extend_from_slice(&r.body);
+    let _ = stream.write_all(&out);
     let _ = stream.shutdown(Shutdown::Write);
     // What already came is read, so that closing does not reset the
     // connection before the client reads the answer.
@@ -587,6 +606,22 @@ mod tests {
             parse_head(b"GET / HTTP/2.0"),
             Err(ReadError::Refuse(505, _))
         ));
+    }
+
+    #[test]
+    fn one_head_for_answers_and_streams() {
+        let r = Response::error(503, "busy");
+        let h = head(&r, Some(r.body.len()), false, &[("Retry-After", "1")]);
+        assert_eq!(
+            h,
+            "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n\
+             Content-Length: 16\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n\
+             Connection: close\r\nRetry-After: 1\r\n\r\n"
+        );
+        let stream = Response::new(200, "text/event-stream", Vec::new());
+        let h = head(&stream, None, false, &[]);
+        assert!(h.starts_with("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"));
+        assert!(!h.contains("Content-Length") && h.ends_with("Connection: close\r\n\r\n"));
     }
 
     #[test]

@@ -28,7 +28,9 @@
 //! | `POST /api/stop?s=` |  | stop the search now (the engine on its turn plays the best move found) |
 //! | `GET /api/export?s=&format=ggf` (or `transcript`) |  | the game as text |
 //!
-//! A bad request gets a 4xx answer `{"error": "…"}`. Only the embedded
+//! A bad request gets a 4xx answer `{"error": "…"}`; a body with an
+//! unknown field or a field of the wrong type is refused (400), and the
+//! message names the field. Only the embedded
 //! files are served, by exact name. What a client may hold is bounded
 //! (the numbers are `annex serve --help`'s): connections (below the
 //! open-file limit; one more gets 503), the time to send a request, the

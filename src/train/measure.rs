@@ -4,23 +4,22 @@
 //! Strength against an external GTP engine (e.g. GRhino's `gtp-rhino`)
 //! goes through the match client of [`crate::matchplay`].
 //!
-//! The searches here are deliberately small and independent of the
-//! engine's search: a fixed-depth alpha-beta (for the "depth-N search"
-//! accuracy and the fixed-depth matches) and an exact endgame solver (for
-//! labelling held-out game positions), both with plain move ordering. They
-//! measure evaluations against each other on equal terms; they are not the
-//! engine.
+//! Every search here is the engine's (the [`Engine`] facade, one thread,
+//! no book): the fixed-depth scores of the accuracy figures, the exact
+//! solves that label held-out positions, and the moves of the matches,
+//! whose games [`crate::play::play_out`] plays.
 
-use crate::board::{Board, Color, flips, legal_moves};
+use crate::board::{Board, Color};
 use crate::engine::Engine;
 use crate::eval::{Evaluator, SCALE};
 use crate::matchplay::client::{Client, MoveLimit, MoveRequest, Protocol};
 use crate::matchplay::{EngineSpec, connect};
 use crate::moves::Move;
+use crate::play::{EnginePlayer, Player, Stop, play_out};
 use crate::position::{ObfLine, Position};
+use crate::record::game::Game;
 use crate::rules::RuleSet;
-use crate::search::Limits;
-use crate::square::Square;
+use crate::search::{Limits, SolveMode};
 use crate::train::TrainError;
 use rayon::prelude::*;
 use std::path::Path;
@@ -107,130 +106,6 @@ pub fn read_obf(path: &Path) -> Result<Vec<Exact>, TrainError> {
     Ok(out)
 }
 
-#[inline]
-fn final_diff(b: &Board) -> i32 {
-    let p = b.player.count_ones() as i32;
-    let o = b.opponent.count_ones() as i32;
-    let e = 64 - p - o;
-    if p > o {
-        p - o + e
-    } else if p < o {
-        p - o - e
-    } else {
-        0
-    }
-}
-
-/// Fixed-depth alpha-beta on an evaluation; scores in 1/SCALE disc.
-/// Counts nodes in `nodes`.
-pub fn alphabeta(
-    e: &Evaluator,
-    b: &Board,
-    depth: u32,
-    mut alpha: i32,
-    beta: i32,
-    nodes: &mut u64,
-) -> i32 {
-    *nodes += 1;
-    let mut moves = legal_moves(b.player, b.opponent);
-    if moves == 0 {
-        if legal_moves(b.opponent, b.player) == 0 {
-            return final_diff(b) * SCALE;
-        }
-        return -alphabeta(e, &b.pass(), depth, -beta, -alpha, nodes);
-    }
-    if depth == 0 {
-        return e.evaluate(b);
-    }
-    let mut best = i32::MIN + 1;
-    while moves != 0 {
-        let sq = moves.trailing_zeros() as usize;
-        moves &= moves - 1;
-        let c = b.play_flips(sq, flips(b.player, b.opponent, sq));
-        let v = -alphabeta(e, &c, depth - 1, -beta, -alpha, nodes);
-        if v > best {
-            best = v;
-            if v > alpha {
-                alpha = v;
-                if alpha >= beta {
-                    break;
-                }
-            }
-        }
-    }
-    best
-}
-
-/// Best move square and score (1/SCALE disc) of a fixed-depth search, or
-/// `None` when the side to move must pass.
-pub fn best_move(e: &Evaluator, b: &Board, depth: u32, nodes: &mut u64) -> Option<(usize, i32)> {
-    let mut moves = legal_moves(b.player, b.opponent);
-    let mut best: Option<(usize, i32)> = None;
-    while moves != 0 {
-        let sq = moves.trailing_zeros() as usize;
-        moves &= moves - 1;
-        let c = b.play_flips(sq, flips(b.player, b.opponent, sq));
-        let alpha = best.map_or(-i32::MAX + 1, |x| x.1);
-        let v = -alphabeta(e, &c, depth.saturating_sub(1), -i32::MAX + 1, -alpha, nodes);
-        if best.is_none_or(|x| v > x.1) {
-            best = Some((sq, v));
-        }
-    }
-    best
-}
-
-/// Exact score (discs, side to move) by alpha-beta to the end, ordering
-/// moves by the opponent's mobility at 7+ empties.
-pub fn solve(b: &Board, mut alpha: i32, beta: i32) -> i32 {
-    let mut moves = legal_moves(b.player, b.opponent);
-    if moves == 0 {
-        if legal_moves(b.opponent, b.player) == 0 {
-            return final_diff(b);
-        }
-        return -solve(&b.pass(), -beta, -alpha);
-    }
-    let mut best = -65;
-    if b.empties() >= 7 {
-        let mut list: Vec<(u32, Board)> = Vec::with_capacity(16);
-        while moves != 0 {
-            let sq = moves.trailing_zeros() as usize;
-            moves &= moves - 1;
-            let c = b.play_flips(sq, flips(b.player, b.opponent, sq));
-            list.push((legal_moves(c.player, c.opponent).count_ones(), c));
-        }
-        list.sort_by_key(|x| x.0);
-        for (_, c) in list {
-            let v = -solve(&c, -beta, -alpha);
-            if v > best {
-                best = v;
-                if v > alpha {
-                    alpha = v;
-                    if alpha >= beta {
-                        break;
-                    }
-                }
-            }
-        }
-    } else {
-        while moves != 0 {
-            let sq = moves.trailing_zeros() as usize;
-            moves &= moves - 1;
-            let c = b.play_flips(sq, flips(b.player, b.opponent, sq));
-            let v = -solve(&c, -beta, -alpha);
-            if v > best {
-                best = v;
-                if v > alpha {
-                    alpha = v;
-                    if alpha >= beta {
-                        break;
-                    }
-                }
-            }
-        }
-    }
-    best
-}
-
 /// Mean absolute error in discs of `f(position)` (in 1/SCALE disc) against
 /// the exact scores, grouped by `band` empties: `(lo, hi, count, mae)`.
 pub fn mae_bands<F>(set: &[Exact], band: u32, f: F) -> Vec<(u32, u32, usize, f64)>
@@ -275,6 +150,16 @@ pub struct MatchResult {
 }
 
 impl MatchResult {
+    /// Counts a game that the first side ended `discs` ahead.
+    pub fn add(&mut self, discs: i32) {
+        self.discs += i64::from(discs);
+        match discs.signum() {
+            1 => self.wins += 1,
+            0 => self.draws += 1,
+            _ => self.losses += 1,
+        }
+    }
+
     /// Games played.
     pub fn games(&self) -> u32 {
         self.wins + self.draws + self.losses
@@ -313,102 +198,21 @@ impl MatchResult {
     }
 }
 
-/// Plays one game from `start` (Black to move when `start` is a fresh
-/// opening line) between `first` and `second`; `first` plays the side to
-/// move of `start` when `first_moves` is true. Both search `depth` plies
-/// and solve exactly from `solve_empties` empties. Returns the final disc
-/// difference for `first`.
-pub fn play_game(
-    first: &Evaluator,
-    second: &Evaluator,
-    start: Board,
-    first_moves: bool,
-    depth: u32,
-    solve_empties: u32,
-) -> i32 {
-    let mut b = start;
-    let mut first_to_move = first_moves;
-    let mut nodes = 0;
-    loop {
-        let mut moves = legal_moves(b.player, b.opponent);
-        if moves == 0 {
-            if legal_moves(b.opponent, b.player) == 0 {
-                let d = final_diff(&b);
-                return if first_to_move { d } else { -d };
-            }
-            b = b.pass();
-            first_to_move = !first_to_move;
-            continue;
-        }
-        let sq = if b.empties() <= solve_empties {
-            let mut best = (64, -65);
-            while moves != 0 {
-                let sq = moves.trailing_zeros() as usize;
-                moves &= moves - 1;
-                let c = b.play_flips(sq, flips(b.player, b.opponent, sq));
-                let v = -solve(&c, -64, -best.1);
-                if v > best.1 {
-                    best = (sq, v);
-                }
-            }
-            best.0
-        } else {
-            let e = if first_to_move { first } else { second };
-            best_move(e, &b, depth, &mut nodes).map_or(64, |x| x.0)
-        };
-        b = b.play_flips(sq, flips(b.player, b.opponent, sq));
-        first_to_move = !first_to_move;
-    }
-}
-
-/// A match over `openings` (boards after the opening line, with the side
-/// to move), each played twice with colours swapped.
-pub fn play_match(
-    first: &Evaluator,
-    second: &Evaluator,
-    openings: &[Board],
-    depth: u32,
-    solve_empties: u32,
-) -> MatchResult {
-    let diffs: Vec<i32> = openings
-        .par_iter()
-        .flat_map_iter(|&b| {
-            [true, false]
-                .into_iter()
-                .map(move |fm| play_game(first, second, b, fm, depth, solve_empties))
-        })
-        .collect();
-    let mut r = MatchResult::default();
-    for d in diffs {
-        r.discs += d as i64;
-        match d.signum() {
-            1 => r.wins += 1,
-            0 => r.draws += 1,
-            _ => r.losses += 1,
-        }
-    }
-    r
-}
-
-/// One engine per evaluation, for engine-vs-engine games.
-fn engine_with(e: &Evaluator) -> crate::engine::Engine {
+/// One engine per evaluation (one thread, no book), for engine games and
+/// scores.
+fn engine_with(e: &Evaluator) -> Engine {
     let (tx, _) = crossbeam_channel::unbounded();
-    let mut engine = crate::engine::Engine::new(tx);
+    let mut engine = Engine::new(tx);
+    // Turning the book off is always accepted while no search runs.
+    let _ = engine.set_own_book(false);
     engine.set_evaluator(e.clone());
     engine
 }
 
-/// Score (discs, side to move) and nodes of an engine search of `b`.
-pub fn engine_search(
-    engine: &mut crate::engine::Engine,
-    b: &Board,
-    limits: crate::search::Limits,
-) -> (i32, u64, f64) {
-    let pos = Position {
-        board: *b,
-        side: crate::board::Color::Black,
-    };
-    let bm = engine.search_sync(pos, limits);
+/// Score (discs, side to move), nodes and seconds of an engine search of
+/// `pos`.
+pub fn engine_search(engine: &mut Engine, pos: &Position, limits: Limits) -> (i32, u64, f64) {
+    let bm = engine.search_sync(*pos, limits);
     (bm.score, bm.nodes, bm.time.as_secs_f64())
 }
 
@@ -420,150 +224,239 @@ pub fn engine_depth_scores(e: &Evaluator, set: &[Exact], depth: u32) -> Vec<i32>
             || engine_with(e),
             |eng, x| {
                 eng.new_game();
-                let limits = crate::search::Limits {
+                let limits = Limits {
                     depth: Some(depth),
                     ..Default::default()
                 };
-                engine_search(eng, &x.board, limits).0 * SCALE
+                engine_search(eng, &position(x.board), limits).0 * SCALE
             },
         )
         .collect()
 }
 
-/// A match between two engines that differ only in their evaluation,
-/// under `limits` per move, each opening twice with colours swapped.
-pub fn engine_match(
+/// The exact scores of `boards` (the side to move's view), by the engine's
+/// solver, in order.
+pub fn solve_exact(boards: &[Board]) -> Vec<Exact> {
+    boards
+        .par_iter()
+        .map_init(
+            || engine_with(&Evaluator::default()),
+            |eng, b| {
+                eng.new_game();
+                let limits = Limits {
+                    solve: Some(SolveMode::Exact),
+                    ..Limits::default()
+                };
+                let score = engine_search(eng, &position(*b), limits).0;
+                Exact { board: *b, score }
+            },
+        )
+        .collect()
+}
+
+/// `board` as a position with Black to move (the rules are symmetric).
+fn position(board: Board) -> Position {
+    Position {
+        board,
+        side: Color::Black,
+    }
+}
+
+/// The limits of the fixed-depth match: `depth` plies, exact from
+/// `solve_empties` empties on.
+pub fn depth_limits(depth: u32, solve_empties: u32) -> impl Fn(&Position) -> Limits + Copy {
+    move |p: &Position| {
+        if p.board.empties() <= solve_empties {
+            Limits {
+                solve: Some(SolveMode::Exact),
+                ..Limits::default()
+            }
+        } else {
+            Limits {
+                depth: Some(depth),
+                ..Limits::default()
+            }
+        }
+    }
+}
+
+/// Plays one game from `start` between the engines `first` and `second`
+/// (tables cleared), each searching under `limits`; `first` plays the
+/// side to move of `start` when `first_moves`. Returns the final disc
+/// difference for `first`.
+///
+/// # Errors
+/// An engine answered a move that is not legal (a bug).
+pub fn engine_game(
+    [first, second]: [&mut Engine; 2],
+    start: Position,
+    first_moves: bool,
+    limits: impl Fn(&Position) -> Limits + Copy,
+) -> Result<i32, TrainError> {
+    first.new_game();
+    second.new_game();
+    let rules = RuleSet::default();
+    let first_color = if first_moves {
+        start.side
+    } else {
+        start.side.other()
+    };
+    let mut a = EnginePlayer::new(first, limits);
+    let mut b = EnginePlayer::new(second, limits);
+    let mut seats = if first_color == Color::Black {
+        [&mut a, &mut b]
+    } else {
+        [&mut b, &mut a]
+    };
+    let mut game = Game::from_position(start, rules);
+    match play_out(&mut game, &mut seats) {
+        Ok(()) => Ok(game.current().final_score_for(rules.scoring, first_color)),
+        Err(Stop::Failed { error, .. }) => match error {},
+        Err(Stop::Illegal { chosen, .. }) => Err(TrainError::AnnexMove(format!(
+            "{chosen} in {}",
+            game.current()
+        ))),
+    }
+}
+
+/// A match between two engines that differ only in their evaluation, each
+/// searching under `limits`, over `openings` (positions after the opening
+/// line), each played twice with colours swapped.
+///
+/// # Errors
+/// An engine answered a move that is not legal (a bug).
+pub fn play_match(
     first: &Evaluator,
     second: &Evaluator,
-    openings: &[Board],
-    limits: &crate::search::Limits,
-) -> MatchResult {
-    let diffs: Vec<i32> = openings
+    openings: &[Position],
+    limits: impl Fn(&Position) -> Limits + Copy + Sync,
+) -> Result<MatchResult, TrainError> {
+    let diffs: Vec<Result<i32, TrainError>> = openings
         .par_iter()
-        .flat_map_iter(|&b| [(b, true), (b, false)])
+        .flat_map_iter(|&p| [(p, true), (p, false)])
         .map_init(
             || (engine_with(first), engine_with(second)),
-            |(ea, eb), (start, first_moves)| {
-                ea.new_game();
-                eb.new_game();
-                let mut b = start;
-                let mut first_to_move = first_moves;
-                loop {
-                    if legal_moves(b.player, b.opponent) == 0 {
-                        if legal_moves(b.opponent, b.player) == 0 {
-                            let d = final_diff(&b);
-                            return if first_to_move { d } else { -d };
-                        }
-                        b = b.pass();
-                        first_to_move = !first_to_move;
-                        continue;
-                    }
-                    let eng = if first_to_move { &mut *ea } else { &mut *eb };
-                    let pos = Position {
-                        board: b,
-                        side: crate::board::Color::Black,
-                    };
-                    let bm = eng.search_sync(pos, limits.clone());
-                    let sq = match bm.best.to_square() {
-                        Some(s) if legal_moves(b.player, b.opponent) >> s.index() & 1 != 0 => {
-                            s.index()
-                        }
-                        // Never expected: fall back to the first legal move.
-                        _ => legal_moves(b.player, b.opponent).trailing_zeros() as usize,
-                    };
-                    b = b.play_flips(sq, flips(b.player, b.opponent, sq));
-                    first_to_move = !first_to_move;
-                }
-            },
+            |(ea, eb), (start, first_moves)| engine_game([ea, eb], start, first_moves, limits),
         )
         .collect();
     let mut r = MatchResult::default();
     for d in diffs {
-        r.discs += d as i64;
-        match d.signum() {
-            1 => r.wins += 1,
-            0 => r.draws += 1,
-            _ => r.losses += 1,
-        }
+        r.add(d?);
     }
-    r
+    Ok(r)
 }
 
 /// How long a GTP engine may take for one move.
 const GTP_MOVE_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// How a game against a GTP engine stopped early.
+enum GtpStop {
+    /// The GTP engine answered no move: it forfeits (the answer).
+    Forfeit(String),
+    /// The GTP engine failed.
+    Failed(TrainError),
+}
+
+/// Annex and a GTP engine as the two sides of a game: Annex searches under
+/// `limits`; the GTP engine is asked with the game so far. The GTP
+/// engine's seconds and moves are added to `think`.
+struct GtpSeats<'a> {
+    gtp: &'a mut dyn Client,
+    engine: &'a mut Engine,
+    annex: Color,
+    limits: &'a Limits,
+    think: &'a mut (f64, u64),
+}
+
+impl Player for GtpSeats<'_> {
+    type Error = GtpStop;
+
+    fn choose(&mut self, game: &Game) -> Result<Move, GtpStop> {
+        let pos = game.current();
+        if pos.side == self.annex {
+            return Ok(self.engine.search_sync(pos, self.limits.clone()).best);
+        }
+        let t = Instant::now();
+        let times = vec![0.0; game.moves().len()];
+        let req = MoveRequest {
+            start: &game.start(),
+            moves: game.moves(),
+            times: &times,
+            position: &pos,
+            clocks: [None, None],
+            limit: &MoveLimit::default(),
+            deadline: t + GTP_MOVE_TIMEOUT,
+        };
+        let r = self
+            .gtp
+            .go(&req)
+            .map_err(|f| GtpStop::Failed(TrainError::Engine(f)))?;
+        self.think.0 += t.elapsed().as_secs_f64();
+        self.think.1 += 1;
+        r.text.parse().map_err(|_| GtpStop::Forfeit(r.text))
+    }
+}
+
 /// Plays one game against a GTP engine (the match client,
-/// [`crate::matchplay`]) from the opening `moves` (squares from the start
-/// position, no passes); Annex plays Black when `annex_black`. Returns the
-/// final disc difference for Annex (a forfeit by the GTP engine counts
-/// +64, logged); adds the GTP engine's seconds and moves to `think`.
+/// [`crate::matchplay`]) from the opening `moves` (from the start
+/// position); Annex plays Black when `annex_black`. Returns the final disc
+/// difference for Annex (a forfeit by the GTP engine counts +64, logged);
+/// adds the GTP engine's seconds and moves to `think`.
 fn play_gtp_game(
     gtp: &mut dyn Client,
     engine: &mut Engine,
-    opening: &[Square],
+    opening: &[Move],
     annex_black: bool,
     limits: &Limits,
     think: &mut (f64, u64),
 ) -> Result<i32, TrainError> {
-    let start = Position::start(&RuleSet::default());
-    gtp.new_game(&start).map_err(TrainError::NewGame)?;
+    let rules = RuleSet::default();
+    let mut game = Game::new(rules);
+    gtp.new_game(&game.start()).map_err(TrainError::NewGame)?;
     engine.new_game();
-    let mut moves = Vec::new();
-    let mut b = Board::start();
-    let mut black = true;
-    for &sq in opening {
-        moves.push(Move::square(sq));
-        b = b.play_flips(sq.index(), flips(b.player, b.opponent, sq.index()));
-        black = !black;
+    for &m in opening {
+        game.play(m)
+            .map_err(|e| TrainError::AnnexMove(format!("opening move {m}: {e}")))?;
     }
-    loop {
-        let annex_to_move = black == annex_black;
-        let side = if black { Color::Black } else { Color::White };
-        let lm = legal_moves(b.player, b.opponent);
-        if lm == 0 {
-            if legal_moves(b.opponent, b.player) == 0 {
-                let d = final_diff(&b);
-                return Ok(if annex_to_move { d } else { -d });
-            }
-            // A forced pass: the client tells the GTP engine before its
-            // next move.
-            moves.push(Move::PASS);
-            b = b.pass();
-            black = !black;
-            continue;
+    let annex = if annex_black {
+        Color::Black
+    } else {
+        Color::White
+    };
+    let mut seats = GtpSeats {
+        gtp,
+        engine,
+        annex,
+        limits,
+        think,
+    };
+    match play_out(&mut game, &mut seats) {
+        Ok(()) => Ok(game.current().final_score_for(rules.scoring, annex)),
+        Err(Stop::Illegal { side, chosen, .. }) if side == annex => Err(TrainError::AnnexMove(
+            format!("{chosen} on {}", game.current()),
+        )),
+        Err(Stop::Illegal { chosen, .. }) => {
+            log::warn!(
+                "GTP engine played '{chosen}' (illegal) on {}: forfeit",
+                game.current()
+            );
+            Ok(64)
         }
-        let sq = if annex_to_move {
-            let bm = engine.search_sync(Position { board: b, side }, limits.clone());
-            bm.best
-                .to_square()
-                .filter(|s| lm >> s.index() & 1 != 0)
-                .ok_or_else(|| TrainError::AnnexMove(format!("{} on {b:?}", bm.best)))?
-        } else {
-            let t = Instant::now();
-            let times = vec![0.0; moves.len()];
-            let req = MoveRequest {
-                start: &start,
-                moves: &moves,
-                times: &times,
-                position: &Position { board: b, side },
-                clocks: [None, None],
-                limit: &MoveLimit::default(),
-                deadline: t + GTP_MOVE_TIMEOUT,
-            };
-            let r = gtp.go(&req).map_err(TrainError::Engine)?.text;
-            think.0 += t.elapsed().as_secs_f64();
-            think.1 += 1;
-            match r.parse::<Square>() {
-                Ok(s) if lm >> s.index() & 1 != 0 => s,
-                _ => {
-                    log::warn!("GTP engine played '{r}' (illegal) on {b:?}: forfeit");
-                    return Ok(64);
-                }
-            }
-        };
-        moves.push(Move::square(sq));
-        b = b.play_flips(sq.index(), flips(b.player, b.opponent, sq.index()));
-        black = !black;
+        Err(Stop::Failed {
+            error: GtpStop::Forfeit(text),
+            ..
+        }) => {
+            log::warn!(
+                "GTP engine played '{}' (not a move) on {}: forfeit",
+                crate::protocol::quote_token(&text),
+                game.current()
+            );
+            Ok(64)
+        }
+        Err(Stop::Failed {
+            error: GtpStop::Failed(e),
+            ..
+        }) => Err(e),
     }
 }
 
@@ -577,7 +470,7 @@ fn play_gtp_game(
 pub fn gtp_match(
     program: &str,
     eval: &Evaluator,
-    openings: &[Vec<Square>],
+    openings: &[Vec<Move>],
     limits: &Limits,
 ) -> Result<(MatchResult, f64), TrainError> {
     let spec = EngineSpec {
@@ -598,12 +491,7 @@ pub fn gtp_match(
     for (i, o) in openings.iter().enumerate() {
         for annex_black in [true, false] {
             let d = play_gtp_game(&mut *gtp, &mut engine, o, annex_black, limits, &mut think)?;
-            r.discs += d as i64;
-            match d.signum() {
-                1 => r.wins += 1,
-                0 => r.draws += 1,
-                _ => r.losses += 1,
-            }
+            r.add(d);
         }
         eprintln!(
             "gtp match: {}/{} openings, +{} ={} -{}",
@@ -616,4 +504,47 @@ pub fn gtp_match(
     }
     gtp.quit();
     Ok((r, think.0 / think.1.max(1) as f64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first position with at most `empties` empties on the line of
+    /// first legal moves from the start (passes played).
+    fn after(empties: u32) -> Position {
+        let rules = RuleSet::default();
+        let mut p = Position::start(&rules);
+        while p.board.empties() > empties {
+            let m = p.legal_moves(&rules).iter().next().unwrap_or(Move::PASS);
+            p = p.play_unchecked(&rules, m);
+        }
+        p
+    }
+
+    #[test]
+    fn engine_games_score_for_the_first_side() {
+        // From 10 empties, solved: the first side's result is the exact
+        // value for the side to move when it moves first, else its negation.
+        let start = after(10);
+        assert!(!start.board.is_game_over() && start.board.empties() == 10);
+        let exact = solve_exact(&[start.board])[0].score;
+        let e = Evaluator::Simple;
+        let (mut a, mut b) = (engine_with(&e), engine_with(&e));
+        let limits = depth_limits(1, 12);
+        let first = engine_game([&mut a, &mut b], start, true, limits).unwrap();
+        let second = engine_game([&mut a, &mut b], start, false, limits).unwrap();
+        assert_eq!((first, second), (exact, -exact));
+    }
+
+    #[test]
+    fn a_match_of_one_evaluation_against_itself_is_even() {
+        let openings = [after(52), after(49)];
+        let e = Evaluator::Simple;
+        let r = play_match(&e, &e, &openings, depth_limits(2, 8)).unwrap();
+        assert_eq!(r.games(), 4);
+        // Deterministic engines: each opening's two games are one game
+        // with the colours swapped.
+        assert_eq!((r.wins, r.discs), (r.losses, 0), "{}", r.summary());
+    }
 }

@@ -1,16 +1,16 @@
 //! `annex eval-measure`: command-line front end of [`crate::train::measure`]
 //! (accuracy against exact scores, speed and matches of an evaluation).
 
-use crate::board::Board;
 use crate::cli::{ToolError, ToolResult, args};
 use crate::eval::Evaluator;
+use crate::position::Position;
 use crate::train::TrainError;
 use crate::train::data::{Game, read_wthor};
 use crate::train::exclude::Exclusion;
 use crate::train::fit::FitConfig;
 use crate::train::measure::{
-    Exact, alphabeta, engine_depth_scores, engine_match, engine_search, mae_bands, play_match,
-    read_ffo_tsv, read_obf, solve,
+    Exact, depth_limits, engine_depth_scores, engine_search, mae_bands, play_match, read_ffo_tsv,
+    read_obf, solve_exact,
 };
 use crate::train::testsets;
 use std::io::Write;
@@ -157,14 +157,13 @@ fn measure_report(a: &MeasureArgs, out: &mut impl Write) -> ToolResult {
         })?;
     let mut openings = Vec::new();
     for line in xot.lines().filter(|l| !l.trim().is_empty()) {
-        let p =
-            crate::position::Position::from_transcript(line.trim(), &rules).map_err(|source| {
-                TrainError::Position {
-                    path: xot_path.clone(),
-                    source,
-                }
-            })?;
-        openings.push(p.board);
+        let p = Position::from_transcript(line.trim(), &rules).map_err(|source| {
+            TrainError::Position {
+                path: xot_path.clone(),
+                source,
+            }
+        })?;
+        openings.push(p);
     }
     if a.engine_depth > 0 {
         write_engine_speed(out, &evals, &openings, a.engine_depth)?;
@@ -316,9 +315,8 @@ fn write_overlap(
 }
 
 /// Up to `--solve` positions of held-out games (one per game, empties
-/// cycling through 8..=`--solve-max`), solved exactly.
+/// cycling through 8..=`--solve-max`), solved exactly by the engine.
 fn held_out_solved(a: &MeasureArgs, games: &[Game]) -> Vec<Exact> {
-    use rayon::prelude::*;
     let t = Instant::now();
     let mut picks = Vec::new();
     let span = a.solve_max.saturating_sub(7).max(1) as usize;
@@ -338,13 +336,7 @@ fn held_out_solved(a: &MeasureArgs, games: &[Game]) -> Vec<Exact> {
             picks.push(p.board);
         }
     }
-    let solved: Vec<Exact> = picks
-        .par_iter()
-        .map(|b| Exact {
-            board: *b,
-            score: solve(b, -64, 64),
-        })
-        .collect();
+    let solved = solve_exact(&picks);
     eprintln!(
         "measure: solved {} held-out positions in {:.1} s",
         solved.len(),
@@ -353,8 +345,8 @@ fn held_out_solved(a: &MeasureArgs, games: &[Game]) -> Vec<Exact> {
     solved
 }
 
-/// Mean absolute error by empties band: static, alpha-beta and engine at
-/// `depth`, for each set and evaluation.
+/// Mean absolute error by empties band: static and engine at `depth`, for
+/// each set and evaluation.
 fn write_accuracy(
     out: &mut impl Write,
     sets: &[(String, Vec<Exact>)],
@@ -364,10 +356,6 @@ fn write_accuracy(
     for (name, set) in sets {
         for &(ename, e) in evals {
             let st = mae_bands(set, 4, |b| e.evaluate(b));
-            let se = mae_bands(set, 4, |b| {
-                let mut n = 0;
-                alphabeta(e, b, d, -i32::MAX + 1, i32::MAX - 1, &mut n)
-            });
             let engine_scores = engine_depth_scores(e, set, d);
             let by_board: std::collections::HashMap<_, _> = set
                 .iter()
@@ -380,29 +368,22 @@ fn write_accuracy(
                 "{name} ({} positions), {ename} evaluation: MAE in discs",
                 set.len()
             )?;
-            writeln!(
-                out,
-                "  empties   count   static  alphabeta-{d}  engine-depth-{d}"
-            )?;
-            for ((x, y), z) in st.iter().zip(&se).zip(&en) {
+            writeln!(out, "  empties   count   static  engine-depth-{d}")?;
+            for (x, z) in st.iter().zip(&en) {
                 let label = if x.1 == 64 {
                     "all".to_string()
                 } else {
                     format!("{}-{}", x.0, x.1)
                 };
-                writeln!(
-                    out,
-                    "  {label:7} {:6} {:8.2} {:12.2} {:15.2}",
-                    x.2, x.3, y.3, z.3
-                )?;
+                writeln!(out, "  {label:7} {:6} {:8.2} {:15.2}", x.2, x.3, z.3)?;
             }
         }
     }
     Ok(())
 }
 
-/// Speed: evaluations and alpha-beta nodes per second (one thread), on
-/// the positions of the first two sets.
+/// Speed: evaluations per second (one thread), on the positions of the
+/// first two sets (the engine's speed is [`write_engine_speed`]'s).
 fn write_speed(
     out: &mut impl Write,
     sets: &[(String, Vec<Exact>)],
@@ -424,19 +405,9 @@ fn write_speed(
             }
             n += mid.len() as u64;
         }
-        let evs = n as f64 / t.elapsed().as_secs_f64();
-        let t = Instant::now();
-        let mut nodes = 0;
-        for b in &mid[..40] {
-            s += alphabeta(e, b, 6, -i32::MAX + 1, i32::MAX - 1, &mut nodes) as i64;
-        }
         std::hint::black_box(s);
-        writeln!(
-            out,
-            "{ename}: {:.2} M evaluations/s, alpha-beta depth 6: {:.2} M nodes/s (1 thread)",
-            evs / 1e6,
-            nodes as f64 / t.elapsed().as_secs_f64() / 1e6
-        )?;
+        let evs = n as f64 / t.elapsed().as_secs_f64();
+        writeln!(out, "{ename}: {:.2} M evaluations/s (1 thread)", evs / 1e6)?;
     }
     Ok(())
 }
@@ -445,7 +416,7 @@ fn write_speed(
 fn write_engine_speed(
     out: &mut impl Write,
     evals: &Evals<'_>,
-    openings: &[Board],
+    openings: &[Position],
     depth: u32,
 ) -> ToolResult {
     for &(ename, e) in evals {
@@ -479,19 +450,19 @@ fn write_engine_match(
     out: &mut impl Write,
     a: &MeasureArgs,
     evals: &Evals<'_>,
-    openings: &[Board],
+    openings: &[Position],
 ) -> ToolResult {
     let t = Instant::now();
     let limits = crate::search::Limits {
         movetime: Some(std::time::Duration::from_millis(a.movetime_ms)),
         ..Default::default()
     };
-    let r = engine_match(
+    let r = play_match(
         evals[0].1,
         evals[1].1,
         &openings[..a.games.min(openings.len())],
-        &limits,
-    );
+        |_: &Position| limits.clone(),
+    )?;
     writeln!(
         out,
         "engine match pattern vs baseline, {} games (XOT, colours swapped), {} ms/move: {} ({:.0} s)",
@@ -511,22 +482,20 @@ fn write_gtp_matches(
     xot: &str,
     program: &str,
 ) -> ToolResult {
+    let rules = crate::rules::RuleSet::default();
     let mut lines = Vec::new();
     for line in xot
         .lines()
         .filter(|l| !l.trim().is_empty())
         .take(a.gtp_games)
     {
-        let sq: Result<Vec<crate::square::Square>, _> = line
-            .trim()
-            .as_bytes()
-            .chunks(2)
-            .map(|c| String::from_utf8_lossy(c).parse::<crate::square::Square>())
-            .collect();
-        lines.push(sq.map_err(|_| ToolError::BadLine {
-            path: a.data.join(XOT_SMALL),
-            line: line.to_string(),
-        })?);
+        let (_, moves) = Position::start(&rules)
+            .play_transcript(line.trim(), &rules)
+            .map_err(|_| ToolError::BadLine {
+                path: a.data.join(XOT_SMALL),
+                line: line.to_string(),
+            })?;
+        lines.push(moves);
     }
     let t = Instant::now();
     let limits = crate::search::Limits {
@@ -553,13 +522,13 @@ fn write_gtp_matches(
     Ok(())
 }
 
-/// The fixed-depth match of the two evaluations (alpha-beta, solved near
-/// the end).
+/// The fixed-depth match of the two evaluations (the engine at a depth,
+/// solving exactly near the end).
 fn write_depth_match(
     out: &mut impl Write,
     a: &MeasureArgs,
     evals: &Evals<'_>,
-    openings: &[Board],
+    openings: &[Position],
 ) -> ToolResult {
     let t = Instant::now();
     let n = a.games.min(openings.len());
@@ -567,9 +536,8 @@ fn write_depth_match(
         evals[0].1,
         evals[1].1,
         &openings[..n],
-        a.match_depth,
-        a.match_solve,
-    );
+        depth_limits(a.match_depth, a.match_solve),
+    )?;
     writeln!(
         out,
         "match pattern vs baseline, {} games (XOT, colours swapped), depth {}, solved from {} empties: {} ({:.0} s)",

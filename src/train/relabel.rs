@@ -3,13 +3,12 @@
 //! value of a fixed-depth search of the position under an existing
 //! evaluation: `label = (1 - w) · game + w · search`.
 //!
-//! The search is the plain alpha-beta of [`super::measure::alphabeta`]
-//! (no table, no ordering), so the new labels depend only on the positions,
-//! the evaluation and the depth, never on the thread count.
+//! The search is a plain fixed-depth alpha-beta ([`alphabeta`]: no table,
+//! no ordering), so the new labels depend only on the positions, the
+//! evaluation and the depth, never on the thread count or a table size.
 
 use super::fit::Sample;
-use super::measure::alphabeta;
-use crate::board::Board;
+use crate::board::{Board, flips, legal_moves};
 use crate::eval::{Evaluator, SCALE};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,6 +30,58 @@ pub fn blend(label: i8, search: i32, weight: f32) -> i8 {
     let s = search as f32 / SCALE as f32;
     let v = (1.0 - weight) * label as f32 + weight * s;
     v.round().clamp(-64.0, 64.0) as i8
+}
+
+/// Final disc difference for the side to move, empties to the winner.
+fn final_diff(b: &Board) -> i32 {
+    let p = b.player.count_ones() as i32;
+    let o = b.opponent.count_ones() as i32;
+    let e = 64 - p - o;
+    match p.cmp(&o) {
+        std::cmp::Ordering::Greater => p - o + e,
+        std::cmp::Ordering::Less => p - o - e,
+        std::cmp::Ordering::Equal => 0,
+    }
+}
+
+/// Fixed-depth alpha-beta on an evaluation; scores in 1/SCALE disc.
+/// Counts nodes in `nodes`.
+pub fn alphabeta(
+    e: &Evaluator,
+    b: &Board,
+    depth: u32,
+    mut alpha: i32,
+    beta: i32,
+    nodes: &mut u64,
+) -> i32 {
+    *nodes += 1;
+    let mut moves = legal_moves(b.player, b.opponent);
+    if moves == 0 {
+        if legal_moves(b.opponent, b.player) == 0 {
+            return final_diff(b) * SCALE;
+        }
+        return -alphabeta(e, &b.pass(), depth, -beta, -alpha, nodes);
+    }
+    if depth == 0 {
+        return e.evaluate(b);
+    }
+    let mut best = i32::MIN + 1;
+    while moves != 0 {
+        let sq = moves.trailing_zeros() as usize;
+        moves &= moves - 1;
+        let c = b.play_flips(sq, flips(b.player, b.opponent, sq));
+        let v = -alphabeta(e, &c, depth - 1, -beta, -alpha, nodes);
+        if v > best {
+            best = v;
+            if v > alpha {
+                alpha = v;
+                if alpha >= beta {
+                    break;
+                }
+            }
+        }
+    }
+    best
 }
 
 /// Relabels, in place, the samples of `by_empties` (indexed by empties)

@@ -39,3 +39,5 @@ pub mod book;
 pub mod search;
 // The engine facade: options, non-blocking search, events.
 pub mod engine;
+// Games played to their end: the one game loop, the engine as a player.
+pub mod play;
