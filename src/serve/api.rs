@@ -489,7 +489,7 @@ fn set_position(s: &mut Session, body: PositionBody) -> Result<(), Fail> {
 
 /// The game with the undone moves replayed (the whole line).
 fn whole_line(s: &Session) -> crate::record::game::Game {
-    let mut g = s.game.clone();
+    let mut g = s.game().clone();
     for &m in s.redo.iter().rev() {
         if g.play(m).is_err() {
             break;
@@ -554,7 +554,7 @@ fn movers(s: &Session) -> String {
 /// The state the page draws.
 pub fn state_json(s: &Session, id: &str) -> Value {
     let rules = s.rules();
-    let pos = s.game.current();
+    let pos = s.game().current();
     let over = pos.is_game_over(&rules);
     let player = |c: usize| match s.settings.players[c] {
         Player::Human => "human",
@@ -588,11 +588,11 @@ pub fn state_json(s: &Session, id: &str) -> Value {
             "start": rules.start.name(), "flips": rules.flips.name(),
             "tie": rules.tie.name(), "scoring": rules.scoring.name(),
         },
-        "start": { "board": s.game.start().board_string(), "side": s.game.start().side.to_char().to_string() },
+        "start": { "board": s.game().start().board_string(), "side": s.game().start().side.to_char().to_string() },
         "board": pos.board_string(),
         "side": pos.side.to_char().to_string(),
         "ply": s.ply(),
-        "moves": moves_json(s.game.moves().iter().copied()),
+        "moves": moves_json(s.game().moves().iter().copied()),
         "redo": moves_json(s.redo.iter().rev().copied()),
         "movers": movers(s),
         "legal": moves_json(pos.legal_moves(&rules).iter()),

@@ -99,8 +99,6 @@ enum Task {
 /// One page's game and engine.
 pub struct Session {
     engine: Engine,
-    /// The game up to the current position.
-    pub game: Game,
     /// Moves undone, the next one last.
     pub redo: Vec<Move>,
     /// Players, level, analysis.
@@ -185,10 +183,8 @@ pub fn open(
     for (k, v) in engine_options {
         engine.set_option(k, v)?;
     }
-    let rules = engine.rules();
     let session = Session {
         engine,
-        game: Game::new(rules),
         redo: Vec::new(),
         settings: Settings::default(),
         hints: Vec::new(),
@@ -239,9 +235,15 @@ fn for_black(pos: &Position, score: i32) -> i32 {
 }
 
 impl Session {
+    /// The game up to the current position (the engine's: it owns the
+    /// game and its rules).
+    pub fn game(&self) -> &Game {
+        self.engine.game()
+    }
+
     /// The rules of the game.
     pub fn rules(&self) -> RuleSet {
-        self.game.rules()
+        self.engine.rules()
     }
 
     /// Whether a search runs whose result is still wanted.
@@ -261,7 +263,7 @@ impl Session {
 
     /// The ply of the current position.
     pub fn ply(&self) -> usize {
-        self.game.moves().len()
+        self.engine.game().moves().len()
     }
 
     /// Marks a change for the streams.
@@ -293,8 +295,8 @@ impl Session {
 
     /// Whether it is the engine's turn to move.
     pub fn engine_to_move(&self) -> bool {
-        let pos = self.game.current();
-        self.settings.players[pos.side as usize] == Player::Engine && !self.game.is_over()
+        let pos = self.engine.game().current();
+        self.settings.players[pos.side as usize] == Player::Engine && !self.engine.game().is_over()
     }
 
     /// Stops and waits for the engine to be idle (before options change).
@@ -322,11 +324,8 @@ impl Session {
             game.play(m)?;
         }
         self.stop_and_wait();
-        if rules != self.rules() {
-            self.engine.set_rules(rules)?;
-        }
         self.engine.new_game();
-        self.game = game;
+        self.engine.set_game(game)?;
         self.redo.clear();
         self.evals = vec![None; self.ply() + 1];
         self.message = None;
@@ -340,7 +339,7 @@ impl Session {
     /// # Errors
     /// Illegal or ambiguous move; nothing changes.
     pub fn play(&mut self, m: Move) -> Result<Move, SessionError> {
-        let m = self.game.play(m)?;
+        let m = self.engine.play(m)?;
         self.after_move(m);
         self.kick();
         Ok(m)
@@ -372,10 +371,10 @@ impl Session {
     }
 
     fn undo_one(&mut self) -> bool {
-        let Some(&m) = self.game.moves().last() else {
+        let Some(&m) = self.engine.game().moves().last() else {
             return false;
         };
-        self.game.undo();
+        self.engine.undo();
         self.redo.push(m);
         true
     }
@@ -395,7 +394,7 @@ impl Session {
         let Some(&m) = self.redo.last() else {
             return false;
         };
-        if self.game.play(m).is_err() {
+        if self.engine.play(m).is_err() {
             self.redo.clear();
             return false;
         }
@@ -418,13 +417,13 @@ impl Session {
             return Err(SessionError::PastEnd { ply, last });
         }
         while self.ply() > ply {
-            let m = self.game.moves()[self.ply() - 1];
-            self.game.undo();
+            let m = self.engine.game().moves()[self.ply() - 1];
+            self.engine.undo();
             self.redo.push(m);
         }
         while self.ply() < ply {
             let Some(m) = self.redo.pop() else { break };
-            if self.game.play(m).is_err() {
+            if self.engine.play(m).is_err() {
                 self.redo.clear();
                 break;
             }
@@ -459,7 +458,7 @@ impl Session {
         self.hints.clear();
         self.depth = 0;
         loop {
-            let pos = self.game.current();
+            let pos = self.engine.game().current();
             let rules = self.rules();
             if pos.is_game_over(&rules) {
                 let d = pos.board.final_score(rules.scoring);
@@ -470,7 +469,7 @@ impl Session {
             let engine_turn =
                 self.settings.players[pos.side as usize] == Player::Engine && self.redo.is_empty();
             if engine_turn && pos.must_pass(&rules) {
-                if self.game.play(Move::PASS).is_ok() {
+                if self.engine.play(Move::PASS).is_ok() {
                     self.after_move(Move::PASS);
                     continue;
                 }
@@ -525,9 +524,9 @@ impl Session {
                 let ply = self.ply();
                 match task {
                     Some(Task::Play(p)) if p == ply => {
-                        let pos = self.game.current();
+                        let pos = self.engine.game().current();
                         self.set_eval(ply, for_black(&pos, b.score));
-                        match self.game.play(b.best) {
+                        match self.engine.play(b.best) {
                             Ok(m) => {
                                 self.after_move(m);
                                 self.kick();
@@ -546,7 +545,7 @@ impl Session {
                     }
                     Some(Task::Analyze(p)) if p == ply => {
                         if !b.lines.is_empty() || !b.best.is_pass() {
-                            let pos = self.game.current();
+                            let pos = self.engine.game().current();
                             self.set_eval(ply, for_black(&pos, b.score));
                         }
                         self.version += 1;
@@ -582,7 +581,7 @@ impl Session {
         self.hints
             .sort_by(|a, b| b.score.cmp(&a.score).then(b.depth.cmp(&a.depth)));
         if info.multipv == 1 {
-            let pos = self.game.current();
+            let pos = self.engine.game().current();
             let ply = self.ply();
             self.set_eval(ply, for_black(&pos, info.score));
         }
@@ -590,7 +589,7 @@ impl Session {
 
     /// The positions of the whole line: the game and the undone moves.
     pub fn line_positions(&self) -> Vec<Position> {
-        let mut g = self.game.clone();
+        let mut g = self.engine.game().clone();
         for &m in self.redo.iter().rev() {
             if g.play(m).is_err() {
                 break;
