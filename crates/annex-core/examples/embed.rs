@@ -34,7 +34,10 @@ fn main() {
         let best = loop {
             match events.recv().expect("the engine sends one BestMove per go") {
                 EngineEvent::Info(i) => {
-                    eprintln!("  depth {:2} score {:+3} nodes {}", i.depth, i.score, i.nodes)
+                    eprintln!(
+                        "  depth {:2} score {:+3} nodes {}",
+                        i.depth, i.score, i.nodes
+                    )
                 }
                 EngineEvent::BestMove(b) => break b,
                 EngineEvent::Message(m) | EngineEvent::Debug(m) => eprintln!("  ({m})"),
