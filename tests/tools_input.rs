@@ -284,9 +284,6 @@ fn tools_numeric_arguments_out_of_range_are_usage_errors() {
         ["--lambda=-1", "--epochs=1"],
         ["--rate", "0"],
         ["--solve-empties", "61"],
-        ["--relabel-depth", "99"],
-        ["--relabel-weight", "2"],
-        ["--relabel-min-empties", "61"],
     ] {
         cases.push([&["train", "--out", "none.eval"], &nodata[..], &extra[..]].concat());
     }

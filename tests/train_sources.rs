@@ -52,7 +52,6 @@ fn datagen_only(datagen: Vec<PathBuf>, holdout: u64, weight: f32) -> TrainConfig
         holdout_percent: holdout,
         seed: 1,
         solve_empties: 0,
-        relabel: None,
         datagen,
         datagen_search_weight: 0.0,
         datagen_allow_partial: false,

@@ -48,18 +48,6 @@ pub struct TrainArgs {
     /// Solve positions with at most this many empties exactly for labels (0 = off; 0-60).
     #[arg(long, default_value_t = 0, value_parser = args::depth_or_off())]
     solve_empties: u32,
-    /// Blend each training label with a search of this depth (0 = off; 0-60).
-    #[arg(long, default_value_t = 0, value_parser = args::depth_or_off())]
-    relabel_depth: u32,
-    /// Weight of the search value in a blended label (0..1).
-    #[arg(long, default_value_t = 0.5, value_parser = args::real32(0.0, 1.0))]
-    relabel_weight: f32,
-    /// Blend only positions with at least this many empties (0-60).
-    #[arg(long, default_value_t = 24, value_parser = args::depth_or_off())]
-    relabel_min_empties: u32,
-    /// Evaluation the relabelling searches use: a weights file, `embedded` or `simple`.
-    #[arg(long, default_value = "embedded")]
-    relabel_eval: String,
     /// Self-play data files (`annex datagen`, complete ones unless
     /// --allow-partial; at most 64 GiB each) to train on besides the
     /// sources; their games are held out by game index (--holdout, --seed).
@@ -268,7 +256,6 @@ pub fn run(a: &TrainArgs) -> ToolResult {
         holdout_percent: a.holdout,
         seed: a.seed,
         solve_empties: a.solve_empties,
-        relabel: None,
         datagen: a.datagen.clone(),
         datagen_search_weight: a.datagen_search_weight,
         datagen_allow_partial: a.allow_partial,
@@ -291,14 +278,6 @@ pub fn run(a: &TrainArgs) -> ToolResult {
         },
     };
     cfg.exclude.extend(a.exclude.iter().cloned());
-    if a.relabel_depth > 0 {
-        let rc = crate::train::relabel::RelabelConfig {
-            depth: a.relabel_depth,
-            weight: a.relabel_weight,
-            min_empties: a.relabel_min_empties,
-        };
-        cfg.relabel = Some((rc, crate::eval::Evaluator::from_file(&a.relabel_eval)?));
-    }
     for s in a.sources.split(',').map(str::trim) {
         match s {
             "wthor" => cfg.wthor = true,

@@ -206,7 +206,6 @@ fn exact_sets(a: &MeasureArgs) -> ToolResult<(Sets, Vec<Game>)> {
         holdout_percent: a.holdout,
         seed: a.seed,
         solve_empties: 0,
-        relabel: None,
         datagen: Vec::new(),
         datagen_search_weight: 0.0,
         datagen_allow_partial: false,

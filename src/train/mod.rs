@@ -16,16 +16,11 @@
 //!   (perfect play from 24 empties, computed by the FFO) when present;
 //! * otherwise the final result (Logistello's endgames were solved by the
 //!   program, so its results are near-exact late in the game).
-//!
-//! Optionally ([`relabel`]) the training positions from some number of
-//! empties on get a blend of that label and a fixed-depth search value
-//! under an existing evaluation; held-out positions keep their game labels.
 
 pub mod data;
 pub mod exclude;
 pub mod fit;
 pub mod measure;
-pub mod relabel;
 pub mod testsets;
 pub mod cli;
 pub mod measure_cli;
@@ -63,9 +58,6 @@ pub struct TrainConfig {
     pub seed: u64,
     /// Solve positions with at most this many empties exactly (0 = no solver).
     pub solve_empties: u32,
-    /// Search-corrected labels of the training positions (none: the
-    /// game-derived labels), with the evaluation that searches.
-    pub relabel: Option<(relabel::RelabelConfig, crate::eval::Evaluator)>,
     /// Self-play data files (`annex datagen`, `.adg`) trained on besides
     /// the games; their games are held out by game index.
     pub datagen: Vec<PathBuf>,
@@ -524,12 +516,6 @@ pub fn train(cfg: &TrainConfig) -> Result<TrainReport, TrainError> {
         }
     }
     let mut train_set = bucket_solved(&tr, cfg.solve_empties, cfg.fit.progress);
-    if let Some((rc, eval)) = &cfg.relabel {
-        let nodes = relabel::relabel(&mut train_set, eval, rc, cfg.fit.progress);
-        if cfg.fit.progress {
-            eprintln!("train: relabelling searched {nodes} nodes");
-        }
-    }
     let dg_n: usize = dg_train.iter().map(Vec::len).sum();
     for (dst, src) in train_set.iter_mut().zip(dg_train) {
         dst.extend(src);
