@@ -148,11 +148,10 @@ impl Worker<'_> {
         legal: u64,
         hash_sq: u8,
         order: Order,
-        tie: i32,
         fl: &'f [u64; 64],
     ) -> EndMoves<'f> {
         let mut m = EndMoves::new(fl);
-        self.end_moves_into(&mut m, b, legal, hash_sq, order, tie);
+        self.end_moves_into(&mut m, b, legal, hash_sq, order);
         m
     }
 
@@ -167,7 +166,6 @@ impl Worker<'_> {
         legal: u64,
         hash_sq: u8,
         order: Order,
-        tie: i32,
     ) {
         let n = b.empties();
         let odd = odd_squares(b.empty());
@@ -186,7 +184,7 @@ impl Worker<'_> {
             let key = if s == hash_sq {
                 -1
             } else if order != Order::Parity {
-                let (key, value) = self.cost_key(b, (s, f), &plan, tie, &mut scratch);
+                let (key, value) = self.cost_key(b, (s, f), &plan, &mut scratch);
                 if value > -INF {
                     guess = -value;
                 }
@@ -296,7 +294,6 @@ impl Worker<'_> {
         b: &Board,
         (s, f): (u8, u64),
         plan: &Plan,
-        tie: i32,
         pv: &mut Vec<Move>,
     ) -> (i32, i32) {
         let child = b.play_flips(s as usize, f);
@@ -305,7 +302,7 @@ impl Worker<'_> {
         let pot = (around(child.opponent) & child.empty()).count_ones() as i32;
         let corner = corner_stable(child.opponent) as i32;
         let value = if plan.sort_depth > 0 {
-            self.sort_value(&child, -INF, plan.sort_beta, plan.sort_depth, -tie)
+            self.as_opponent(|w| w.sort_value(&child, -INF, plan.sort_beta, plan.sort_depth))
         } else if plan.shallow == 1 {
             // The static value, as `pvs` at depth 0 gives it (one node),
             // with the child's moves already known.
@@ -315,7 +312,7 @@ impl Worker<'_> {
                 self.job.evaluator.evaluate_with_moves(&child, om)
             }
         } else if plan.shallow > 0 {
-            self.pvs(&child, -INF, INF, plan.shallow - 1, -tie, 60, pv)
+            self.as_opponent(|w| w.pvs(&child, -INF, INF, plan.shallow - 1, 60, pv))
         } else {
             -INF
         };

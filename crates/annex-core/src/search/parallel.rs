@@ -56,13 +56,7 @@ impl<'a> Worker<'a> {
 
     /// Searches `moves` of `b` at null window `alpha`, the first alone and
     /// the rest in parallel. Returns the best value and its square.
-    pub(crate) fn nws_split(
-        &mut self,
-        b: &Board,
-        alpha: i32,
-        tie: i32,
-        moves: &EndMoves,
-    ) -> (i32, u8) {
+    pub(crate) fn nws_split(&mut self, b: &Board, alpha: i32, moves: &EndMoves) -> (i32, u8) {
         // The first `split_serial` moves alone (young brothers wait), and
         // after them up to `split_cut_max` more while the order's guess of
         // the next move's value beats `alpha`: a node that probably cuts is
@@ -78,7 +72,7 @@ impl<'a> Worker<'a> {
         for i in 0..serial {
             let child = b.play_flips(moves.sq[i] as usize, moves.flips_of(i));
             self.expect_all = self.expects_cut(moves.guess[i], alpha);
-            let v = -self.nws_end(&child, -alpha - 1, -tie);
+            let v = self.nws_reply(&child, alpha);
             if self.stopped {
                 return (0, moves.sq[0]);
             }
@@ -103,7 +97,7 @@ impl<'a> Worker<'a> {
             .collect();
         self.split_rest(&rest, best, alpha, |w, &(child, all)| {
             w.expect_all = all;
-            -w.nws_end(&child, -alpha - 1, -tie)
+            w.nws_reply(&child, alpha)
         })
     }
 
@@ -114,7 +108,6 @@ impl<'a> Worker<'a> {
         kids: &[Child],
         alpha: i32,
         depth: i32,
-        tie: i32,
         ply: usize,
     ) -> (i32, Move) {
         // The first move alone (young brothers wait). Searching the next
@@ -122,7 +115,7 @@ impl<'a> Worker<'a> {
         // a third of the nodes away at 16 threads but idled the threads:
         // 1.6x slower (`docs/parallel.md`).
         let first = &kids[0];
-        let v = self.nws_child(first, 0, alpha, depth, tie, ply);
+        let v = self.nws_child(first, 0, alpha, depth, ply);
         if self.stopped {
             return (v, first.mv);
         }
@@ -135,7 +128,7 @@ impl<'a> Worker<'a> {
             .map(|i| ((kids[i], i), kids[i].mv))
             .collect();
         self.split_rest(&rest, best, alpha, |w, (c, i)| {
-            w.nws_child(c, *i, alpha, depth, tie, ply)
+            w.nws_child(c, *i, alpha, depth, ply)
         })
     }
 
@@ -163,7 +156,8 @@ impl<'a> Worker<'a> {
 
     /// The tasks `tasks[i]` for each `i` of `pending`, searched by `search`
     /// (a value for this node, null window at `alpha`) as rayon tasks on
-    /// fresh workers carrying this worker's cutoff chain and selective pass.
+    /// fresh workers carrying this worker's cutoff chain, selective pass and
+    /// tie sign.
     /// The first value above `alpha` stops the others. Returns each pending
     /// task's value, `None` where it did not finish; sets `stopped` when a
     /// cutoff above or the search's stop ended the wait.
@@ -187,7 +181,7 @@ impl<'a> Worker<'a> {
         let mut chain: Vec<&AtomicBool> = self.cuts.clone();
         chain.push(&cut);
         let job = self.job;
-        let (sel_level, sel_t) = (self.sel_level, self.sel_t);
+        let (sel_level, sel_t, tie) = (self.sel_level, self.sel_t, self.tie);
         let (chain, cut_ref, search) = (&chain, &cut, &search);
         rayon::scope_fifo(|s| {
             for (k, &i) in pending.iter().enumerate() {
@@ -202,6 +196,7 @@ impl<'a> Worker<'a> {
                     w.cuts = chain.clone();
                     w.sel_level = sel_level;
                     w.sel_t = sel_t;
+                    w.tie = tie;
                     let v = search(&mut w, task);
                     w.flush();
                     sub.store(w.total + w.sub_nodes, Relaxed);
