@@ -267,7 +267,7 @@ fn shallow_cache_changes_work_not_values() {
             ..base.clone()
         },
         Config {
-            shallow_cache_etc: 0,
+            shallow_cache_etc: false,
             ..base.clone()
         },
     ];

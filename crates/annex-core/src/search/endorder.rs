@@ -11,7 +11,6 @@ use super::history;
 use super::worker::Worker;
 use crate::bitboard::{CORNERS, around};
 use crate::board::{Board, flips};
-use crate::moves::Move;
 
 const QUADRANTS: [u64; 4] = [
     0x0000_0000_0f0f_0f0f,
@@ -170,7 +169,6 @@ impl Worker<'_> {
         let n = b.empties();
         let odd = odd_squares(b.empty());
         let plan = self.order_plan(n, order, odd);
-        let mut scratch = Vec::new();
         m.len = 0;
         let fl = m.flips;
         let mut keys = [0i32; 64];
@@ -184,7 +182,7 @@ impl Worker<'_> {
             let key = if s == hash_sq {
                 -1
             } else if order != Order::Parity {
-                let (key, value) = self.cost_key(b, (s, f), &plan, &mut scratch);
+                let (key, value) = self.cost_key(b, (s, f), &plan);
                 if value > -INF {
                     guess = -value;
                 }
@@ -226,8 +224,8 @@ struct Plan {
     sort_beta: i32,
     /// The depth of the table-free search for the child's value (0: none).
     sort_depth: i32,
-    /// Else the depth + 1 of a midgame search for it (0: none).
-    shallow: i32,
+    /// Else whether the child's static value counts.
+    static_value: bool,
     mobility_weight: i32,
     /// The squares of the quadrants with an odd number of empties.
     odd: u64,
@@ -257,18 +255,10 @@ impl Worker<'_> {
             3
         } else if n >= self.cfg.end_sort_d2_empties {
             2
-        } else if n >= self.cfg.end_sort_d1_empties {
-            1
         } else {
             0
         };
-        let shallow = if !valued {
-            0
-        } else if n >= self.cfg.end_shallow_min_empties {
-            1 + ((n - self.cfg.end_shallow_min_empties) / self.cfg.end_shallow_step.max(1)) as i32
-        } else {
-            0
-        };
+        let static_value = valued && n >= self.cfg.end_shallow_min_empties;
         let mobility_weight = if sort_depth >= 2 {
             self.cfg.end_d2_mobility_weight
         } else {
@@ -277,7 +267,7 @@ impl Worker<'_> {
         Plan {
             sort_beta,
             sort_depth,
-            shallow,
+            static_value,
             mobility_weight,
             odd,
             single: single_squares(odd),
@@ -289,13 +279,7 @@ impl Worker<'_> {
     /// `plan` says, the child's value, which comes second (`-INF` where the
     /// plan computes none).
     #[inline(always)]
-    fn cost_key(
-        &mut self,
-        b: &Board,
-        (s, f): (u8, u64),
-        plan: &Plan,
-        pv: &mut Vec<Move>,
-    ) -> (i32, i32) {
+    fn cost_key(&mut self, b: &Board, (s, f): (u8, u64), plan: &Plan) -> (i32, i32) {
         let child = b.play_flips(s as usize, f);
         let om = child.legal_moves();
         let mob = (om.count_ones() + (om & CORNERS).count_ones()) as i32;
@@ -303,7 +287,7 @@ impl Worker<'_> {
         let corner = corner_stable(child.opponent) as i32;
         let value = if plan.sort_depth > 0 {
             self.as_opponent(|w| w.sort_value(&child, -INF, plan.sort_beta, plan.sort_depth))
-        } else if plan.shallow == 1 {
+        } else if plan.static_value {
             // The static value, as `pvs` at depth 0 gives it (one node),
             // with the child's moves already known.
             if self.tick() {
@@ -311,8 +295,6 @@ impl Worker<'_> {
             } else {
                 self.job.evaluator.evaluate_with_moves(&child, om)
             }
-        } else if plan.shallow > 0 {
-            self.as_opponent(|w| w.pvs(&child, -INF, INF, plan.shallow - 1, 60, pv))
         } else {
             -INF
         };

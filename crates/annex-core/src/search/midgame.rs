@@ -215,7 +215,7 @@ impl Worker<'_> {
         let mut best = -INF;
         let mut best_move = kids[0].mv;
         let mut child_pv = Vec::new();
-        let split = pv_node && self.can_split() && depth >= self.split_pv_depth();
+        let split = pv_node && self.splits_pv(depth);
         for i in 0..kids.len() {
             if i == 1 && !ordered {
                 self.order(&mut kids[1..], depth, ply);

@@ -3,9 +3,8 @@
 //!
 //! At a null-window endgame node with at least `split_min_empties` empties
 //! (a midgame null-window node with at least `split_min_depth` plies)
-//! the first (best-ordered) move (in the endgame, the first
-//! `split_serial` moves, then those that the order's guess says probably
-//! cut) is searched alone; if it does not cut
+//! the first (best-ordered) move (in the endgame, then those that the
+//! order's guess says probably cut) is searched alone; if it does not cut
 //! off, the remaining moves are searched as rayon tasks. A task that fails
 //! high raises the split point's `cut` flag; every task below a split point
 //! carries the flags of all split points above it and gives up at its next
@@ -14,8 +13,8 @@
 //!
 //! PV nodes (from `split_pv_min_empties` in the endgame and the solve's
 //! root; in the midgame and its root from `split_pv_wide_depth` with at
-//! least `split_pv_wide_threads` threads, from `split_pv_min_depth`, off by
-//! default, with fewer) search their first move alone with the
+//! least `split_pv_wide_threads` threads; with fewer, one by one) search
+//! their first move alone with the
 //! full window, then the others in rounds (`pv_rest`): all of them in
 //! parallel at the null window, the first that fails high stops the round
 //! and is searched again alone with the full window, and the rest go on at
@@ -41,28 +40,27 @@ impl<'a> Worker<'a> {
         self.job.pool.is_some()
     }
 
-    /// The midgame depth from which PV nodes (and the root) split: lower
-    /// with many threads, where the idle threads are worth the speculation
-    /// (`split_pv_wide_threads`).
+    /// Whether a midgame PV node (or the root) of `depth` plies splits:
+    /// only with many threads (`split_pv_wide_threads`), where the idle
+    /// threads are worth the speculation, from `split_pv_wide_depth`.
     #[inline]
-    pub(crate) fn split_pv_depth(&self) -> i32 {
-        match &self.job.pool {
-            Some(p) if p.current_num_threads() >= self.cfg.split_pv_wide_threads as usize => {
-                self.cfg.split_pv_wide_depth
-            }
-            _ => self.cfg.split_pv_min_depth,
-        }
+    pub(crate) fn splits_pv(&self, depth: i32) -> bool {
+        self.job.pool.as_ref().is_some_and(|p| {
+            p.current_num_threads() >= self.cfg.split_pv_wide_threads as usize
+                && depth >= self.cfg.split_pv_wide_depth
+        })
     }
 
     /// Searches `moves` of `b` at null window `alpha`, the first alone and
     /// the rest in parallel. Returns the best value and its square.
     pub(crate) fn nws_split(&mut self, b: &Board, alpha: i32, moves: &EndMoves) -> (i32, u8) {
-        // The first `split_serial` moves alone (young brothers wait), and
-        // after them up to `split_cut_max` more while the order's guess of
-        // the next move's value beats `alpha`: a node that probably cuts is
-        // searched in order, so that its later moves are not searched in
-        // parallel for nothing.
-        let serial = (self.cfg.split_serial.max(1) as usize).min(moves.len);
+        // The first move alone (young brothers wait; the second too idled
+        // the threads, `docs/parallel.md`), and after it up to
+        // `split_cut_max` more while the order's guess of the next move's
+        // value beats `alpha`: a node that probably cuts is searched in
+        // order, so that its later moves are not searched in parallel for
+        // nothing.
+        let serial = moves.len.min(1);
         let probable = (serial..moves.len)
             .take(self.cfg.split_cut_max as usize)
             .take_while(|&i| moves.guess[i] > alpha)

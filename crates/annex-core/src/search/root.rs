@@ -322,13 +322,12 @@ fn root_search(
     let mut best = -INF;
     let mut cpv = Vec::new();
     let mut scores: Vec<i32> = Vec::new();
-    // The root splits like a PV node (`split_pv_min_empties`, `split_pv_depth`).
+    // The root splits like a PV node (`split_pv_min_empties`, `splits_pv`).
     let split = multipv == 1
-        && w.can_split()
         && if depth == 64 {
-            w.job.position.board.empties() >= w.cfg.split_pv_min_empties
+            w.can_split() && w.job.position.board.empties() >= w.cfg.split_pv_min_empties
         } else {
-            depth >= w.split_pv_depth()
+            w.splits_pv(depth)
         };
     for i in 0..rm.len() {
         if i == 1 && split {

@@ -321,7 +321,7 @@ impl Worker<'_> {
         let prefetch = (self.cfg.shallow_cache_min_empties + 1
             ..=self.cfg.shallow_cache_max_empties + 1)
             .contains(&n);
-        let etc = prefetch && self.cfg.shallow_cache_etc != 0;
+        let etc = prefetch && self.cfg.shallow_cache_etc;
         // The children first, their cache slots prefetched (with ETC), so
         // that the probes below do not wait on each slot in turn.
         let mut kids = [(0usize, 0u64, 0usize); 16];
