@@ -447,3 +447,62 @@ fn wipeout_moves_decide_at_once() {
     }
     assert!(tried >= 400 && before >= 100, "{tried} {before}");
 }
+
+/// A split point's tasks search with the tie sign of the split node, not
+/// the root's: on two threads, `nws_split` decides null windows on both
+/// sides of a tie's two values as the serial move loop does, at nodes
+/// whose tie sign is the root's and at nodes whose sign is the other
+/// (an odd ply below the root), the drawing moves among them.
+#[test]
+fn split_tasks_keep_the_tie_sign() {
+    let mut cfg = Config::default();
+    cfg.apply("split_cut_max=0").unwrap();
+    let pool = std::sync::Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap(),
+    );
+    let mut job = Job::for_test(cfg.clone(), Some(pool));
+    job.rules.tie = crate::rules::Tie::Second;
+    job.position.side = crate::board::Color::White;
+    let serial_job = Job::for_test(cfg, None);
+    let mut rng = crate::rng::Rng::new(0x71e_5ec0);
+    let (mut searched, mut decided_by_tie) = (0, 0);
+    for i in 0..200u32 {
+        let b = random_position(&mut rng, 9 + i % 3);
+        let legal = b.legal_moves();
+        if legal.count_ones() < 2 || b.empties() < 9 {
+            continue;
+        }
+        let fl = legal_flips(&b, legal);
+        for tie in [1, -1] {
+            let decide = |job: &Job, alpha: i32, split: bool| {
+                let mut w = Worker::new(job);
+                w.tie = tie;
+                let moves = w.end_moves(&b, legal, 64, Order::Cost, &fl);
+                let (v, _) = if split {
+                    w.nws_split(&b, alpha, &moves)
+                } else {
+                    w.nws_moves(&b, alpha, &moves)
+                };
+                v > alpha
+            };
+            for alpha in [-DISC / 2 - 1, -DISC / 2, 0, DISC / 2 - 1, DISC / 2] {
+                let want = decide(&serial_job, alpha, false);
+                assert_eq!(decide(&job, alpha, true), want, "tie {tie}, alpha {alpha}");
+                searched += 1;
+            }
+            // Nodes whose value is a tie, where its sign decides the
+            // windows between its two values.
+            let mut w = Worker::new(&serial_job);
+            w.tie = tie;
+            let v = w.pvs_end(&b, -INF, INF, &mut Vec::new());
+            decided_by_tie += usize::from(v.abs() == DISC / 2 && tie == 1);
+        }
+    }
+    assert!(
+        searched >= 500 && decided_by_tie >= 2,
+        "{searched} windows, {decided_by_tie} tied nodes"
+    );
+}
