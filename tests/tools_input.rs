@@ -215,6 +215,7 @@ fn tools_bad_annex_config_is_one_error_line() {
     for (spec, args) in [
         ("end_all_margin=2048", vec!["solve", "--only", "1"]),
         ("no_such_tunable=1", vec![]),
+        ("shallow_cache_etc=yes", vec![]),
     ] {
         let mut cmd = annex();
         cmd.env("ANNEX_CONFIG", spec).args(&args);
@@ -232,6 +233,32 @@ fn tools_bad_annex_config_is_one_error_line() {
             err.starts_with("annex: error: ANNEX_CONFIG: "),
             "{spec}: {err}"
         );
+    }
+}
+
+/// `ANNEX_CONFIG` sets a switch by `true` / `false` (any case) or `1` /
+/// `0`, the same way `Config::set` takes it.
+#[test]
+fn tools_annex_config_takes_switch_words() {
+    for spec in [
+        "shallow_cache_etc=false",
+        "shallow_cache_etc=TRUE",
+        "shallow_cache_etc=0,sel_t1=100",
+    ] {
+        let out = annex()
+            .env("ANNEX_CONFIG", spec)
+            .args(["solve", "--only", "1"])
+            .arg(fixture())
+            .stdin(Stdio::null())
+            .output()
+            .expect("run annex");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && !err.contains("error"),
+            "{spec}: {err}"
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("solved"), "{spec}: {text}");
     }
 }
 

@@ -333,14 +333,12 @@ impl Analyzer {
     pub fn analyze(&mut self, pos: Position) -> Analysis {
         let rules = self.rules;
         if pos.is_game_over(&rules) {
-            let d = pos.board.final_score(rules.scoring);
-            let tie = (d == 0 && rules.tie == crate::rules::Tie::Second)
-                .then_some(pos.side == crate::board::Color::White);
+            let o = pos.outcome(&rules);
             return Analysis {
                 position: pos,
                 best: None,
-                score: d,
-                tie,
+                score: o.discs,
+                tie: o.tie_won(),
                 exact: true,
                 wld: false,
                 bound: Bound::Exact,

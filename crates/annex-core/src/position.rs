@@ -27,6 +27,53 @@ pub struct Position {
     pub side: Color,
 }
 
+/// What a finished game is worth to the side to move of its last
+/// position ([`Position::outcome`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Outcome {
+    /// The final disc difference for the side to move, by the `scoring`
+    /// rule (the empties go to the winner under `wof`).
+    pub discs: i32,
+    /// What equal discs are worth to the side to move
+    /// ([`Position::tie_sign`]): `1` a win, `-1` a loss, `0` a draw.
+    pub tie: i32,
+}
+
+impl Outcome {
+    /// `1` a win for the side to move, `-1` a loss, `0` a draw.
+    pub const fn sign(self) -> i32 {
+        if self.discs == 0 {
+            self.tie
+        } else {
+            self.discs.signum()
+        }
+    }
+
+    /// The value on a scale of `unit` a disc (the search's `DISC`): the
+    /// disc difference times `unit`, and equal discs half a `unit` times
+    /// the tie sign, so that a won tie is worth more than any loss and
+    /// less than any win.
+    #[inline]
+    pub const fn value(self, unit: i32) -> i32 {
+        if self.discs == 0 {
+            self.tie * (unit / 2)
+        } else {
+            self.discs * unit
+        }
+    }
+
+    /// Under `tie second` with equal discs, whether the side to move wins
+    /// the tie; `None` otherwise (the `tie` field of the protocols'
+    /// scores).
+    pub const fn tie_won(self) -> Option<bool> {
+        if self.discs == 0 && self.tie != 0 {
+            Some(self.tie > 0)
+        } else {
+            None
+        }
+    }
+}
+
 /// Error from parsing a position, transcript or OBF line; each names the
 /// offending token.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -222,17 +269,37 @@ impl Position {
         if color == self.side { s } else { -s }
     }
 
+    /// What equal discs at the end of the game are worth to the side to
+    /// move: under `tie second` `1` for O (the second player, who wins a
+    /// tie) and `-1` for X; `0` under `tie draw`. It turns over at every
+    /// change of side (a pass too), not at a placement ply of `start free`
+    /// that keeps the mover.
+    pub fn tie_sign(&self, rules: &RuleSet) -> i32 {
+        match (rules.tie, self.side) {
+            (Tie::Draw, _) => 0,
+            (Tie::Second, Color::White) => 1,
+            (Tie::Second, Color::Black) => -1,
+        }
+    }
+
+    /// What the game is worth to the side to move if it ends here (the
+    /// board counted as it stands): the one definition of a finished
+    /// game's result under `rules`, which the search, the engine's pass
+    /// and the analysis share.
+    pub fn outcome(&self, rules: &RuleSet) -> Outcome {
+        Outcome {
+            discs: self.board.final_score(rules.scoring),
+            tie: self.tie_sign(rules),
+        }
+    }
+
     /// The winner of a finished game (`None` = draw) under `rules`. With
     /// `tie second`, equal discs is a win for O (the second player).
     pub fn winner(&self, rules: &RuleSet) -> Option<Color> {
-        let s = self.final_score_for(Scoring::Count, Color::Black);
-        match s.signum() {
-            1 => Some(Color::Black),
-            -1 => Some(Color::White),
-            _ => match rules.tie {
-                Tie::Draw => None,
-                Tie::Second => Some(Color::White),
-            },
+        match self.outcome(rules).sign() {
+            1 => Some(self.side),
+            -1 => Some(self.side.other()),
+            _ => None,
         }
     }
 
@@ -428,6 +495,72 @@ impl FromStr for ObfLine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A finished game's worth under each tie and scoring rule: the disc
+    /// difference for the side to move, equal discs half a disc to O under
+    /// `tie second` (its tie sign turns over with the side), the winner
+    /// and the protocols' tie flag from the same outcome.
+    #[test]
+    fn outcomes_under_each_tie_rule() {
+        // 31 X, 31 O, two empties: equal discs.
+        let even = format!("{}{}--", "X".repeat(31), "O".repeat(31));
+        // 33 X, 29 O, two empties: X by 4 counted, by 6 with the empties.
+        let ahead = format!("{}{}--", "X".repeat(33), "O".repeat(29));
+        for (text, count) in [(&even, 0), (&ahead, 4)] {
+            for side in [Color::Black, Color::White] {
+                let pos = Position::parse_board(text, side).unwrap();
+                let mover = if side == Color::Black { 1 } else { -1 };
+                for tie in Tie::ALL {
+                    for scoring in Scoring::ALL {
+                        let rules = RuleSet {
+                            tie: *tie,
+                            scoring: *scoring,
+                            ..RuleSet::default()
+                        };
+                        let o = pos.outcome(&rules);
+                        let discs = if count == 0 || *scoring == Scoring::Count {
+                            count
+                        } else {
+                            count + 2
+                        };
+                        assert_eq!(o.discs, mover * discs, "{text} {side:?} {rules}");
+                        let tie_sign = match (tie, side) {
+                            (Tie::Draw, _) => 0,
+                            (Tie::Second, Color::White) => 1,
+                            (Tie::Second, Color::Black) => -1,
+                        };
+                        assert_eq!(o.tie, tie_sign);
+                        assert_eq!(pos.tie_sign(&rules), tie_sign);
+                        let sign = if count == 0 { tie_sign } else { mover };
+                        assert_eq!(o.sign(), sign);
+                        let value = if count == 0 {
+                            16 * tie_sign
+                        } else {
+                            32 * o.discs
+                        };
+                        assert_eq!(o.value(32), value);
+                        let winner = match sign {
+                            1 => Some(side),
+                            -1 => Some(side.other()),
+                            _ => None,
+                        };
+                        assert_eq!(pos.winner(&rules), winner);
+                        let won = (count == 0 && *tie == Tie::Second).then_some(tie_sign > 0);
+                        assert_eq!(o.tie_won(), won);
+                    }
+                }
+            }
+        }
+        // Under `tie second` a tie goes to O whoever is to move.
+        let rules = RuleSet {
+            tie: Tie::Second,
+            ..RuleSet::default()
+        };
+        for side in [Color::Black, Color::White] {
+            let pos = Position::parse_board(&even, side).unwrap();
+            assert_eq!(pos.winner(&rules), Some(Color::White));
+        }
+    }
 
     #[test]
     fn board_strings() {

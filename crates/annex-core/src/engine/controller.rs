@@ -8,9 +8,7 @@ use crate::moves::Move;
 use crate::position::Position;
 use crate::rules::RuleSet;
 use crate::search::time::{TimeManager, TimePlan, plan};
-use crate::search::{
-    BestMove, Bound, DISC, Info, Job, SearchShared, WorkerMsg, run_worker, to_discs,
-};
+use crate::search::{BestMove, Bound, Info, Job, SearchShared, WorkerMsg, run_worker};
 use crossbeam_channel::{Receiver, Sender, select, unbounded};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
@@ -62,17 +60,8 @@ impl StopHandle {
 pub(super) fn pass_move(pos: &Position, rules: &RuleSet, time: Duration) -> BestMove {
     let over = pos.is_game_over(rules);
     let (score, tie) = if over {
-        let d = pos.board.final_score(rules.scoring);
-        let v = if d != 0 {
-            d * DISC
-        } else {
-            match (rules.tie, pos.side) {
-                (crate::rules::Tie::Draw, _) => 0,
-                (_, crate::board::Color::White) => DISC / 2,
-                _ => -DISC / 2,
-            }
-        };
-        to_discs(v, true)
+        let o = pos.outcome(rules);
+        (o.discs, o.tie_won())
     } else {
         (0, None)
     };

@@ -3,12 +3,49 @@
 //! macro writes the struct, its `Default`, the by-name setter and the
 //! `(name, value)` listing from that one table, so a tunable cannot be
 //! added to one and forgotten in another.
+//!
+//! A tunable is a number (a depth, a count of empties, a weight) or a
+//! `bool` that turns one technique on or off. Ideas that lost their
+//! measurement are not tunables: their figures stay in `docs/*.md`.
 
 use super::DISC;
 
+/// How the text of a setting becomes a tunable's value.
+trait Tunable: Sized {
+    /// What the type takes, for the error message.
+    const EXPECTED: &'static str;
+    /// The value of `text` (trimmed), `None` when it is not one.
+    fn parse(text: &str) -> Option<Self>;
+}
+
+impl Tunable for u32 {
+    const EXPECTED: &'static str = "0-1000";
+    fn parse(text: &str) -> Option<u32> {
+        text.parse().ok().filter(|v| *v <= MAX_VALUE)
+    }
+}
+
+impl Tunable for i32 {
+    const EXPECTED: &'static str = "0-1000";
+    fn parse(text: &str) -> Option<i32> {
+        u32::parse(text).map(|v| v as i32)
+    }
+}
+
+impl Tunable for bool {
+    const EXPECTED: &'static str = "true, false, 1 or 0";
+    fn parse(text: &str) -> Option<bool> {
+        match text.to_ascii_lowercase().as_str() {
+            "true" | "1" => Some(true),
+            "false" | "0" => Some(false),
+            _ => None,
+        }
+    }
+}
+
 /// Generates [`Config`] from one declaration per tunable: doc comment,
-/// `name: type = default`. Every type is an integer that a value in
-/// `0..=1000` converts into.
+/// `name: type = default`. Every type is a [`Tunable`]: an integer that
+/// a value in `0..=1000` converts into, or a `bool`.
 macro_rules! tunables {
     ($( $(#[$doc:meta])* $name:ident : $ty:ty = $default:expr, )+) => {
         /// Search tunables, in one place. Set by name with [`Config::set`]
@@ -34,16 +71,21 @@ macro_rules! tunables {
                 vec![$( (stringify!($name), i64::from(self.$name)) ),+]
             }
 
-            /// Stores `v` (already range-checked) into tunable `name`;
-            /// `false` for an unknown name.
-            fn store(&mut self, name: &str, v: u32) -> bool {
+            /// Stores the value of `text` into tunable `name`.
+            fn store(&mut self, name: &str, text: &str) -> Result<(), ConfigError> {
                 match name {
                     $( stringify!($name) => {
-                        self.$name = <$ty>::try_from(v).expect("a value in 0..=1000 fits")
+                        self.$name = <$ty as Tunable>::parse(text.trim()).ok_or_else(|| {
+                            ConfigError::InvalidValue {
+                                name: name.to_string(),
+                                value: text.to_string(),
+                                expected: <$ty as Tunable>::EXPECTED,
+                            }
+                        })?;
                     } )+
-                    _ => return false,
+                    _ => return Err(ConfigError::UnknownName(name.to_string())),
                 }
-                true
+                Ok(())
             }
         }
     };
@@ -166,17 +208,17 @@ tunables! {
     /// -3.6%, #49-#52 -3.2%, #20-#38 0.0%; 32: -5.8%, +0.1%, +0.3%; 64:
     /// -2.2% on #40-#48 (`docs/endgame.md`).
     end_corner_weight: i32 = 16,
-    /// Endgame ordering adds the child's value by a shallow midgame search
-    /// from this many empties (64: never). Measured on FFO #40-#48 (nodes,
+    /// Endgame ordering adds the child's static value from this many
+    /// empties (64: never). Measured on FFO #40-#48 (nodes,
     /// 1 thread): the static value (depth 0) with the weights above from
     /// 18 empties saves 20%; with the weights 16/2/4 (the value 8 times
     /// heavier) it cost 60%, and depth-1 searches from 24 cost more still.
     /// From 12 instead of 18: -17% on #40-#48, -14% on #49-#52, -20% on
-    /// #20-#38 (from 15: -10% on #40-#48; from 9: -11%).
+    /// #20-#38 (from 15: -10% on #40-#48; from 9: -11%). A midgame search
+    /// for the value instead, a ply deeper every 4 empties, measured +38%
+    /// on #49-#52 (`docs/endgame.md`); `end_sort_d2_empties` and deeper
+    /// take over from 17.
     end_shallow_min_empties: u32 = 12,
-    /// Endgame shallow-search ordering: one ply deeper every this many
-    /// empties above `end_shallow_min_empties` (64: the static value only).
-    end_shallow_step: u32 = 64,
     /// Endgame: enhanced transposition cutoffs (children probed in the
     /// table before any is searched) from this many empties (9: 1.4-1.7%
     /// fewer nodes than 10 on FFO #20-#52 at about 1% more time per
@@ -195,9 +237,9 @@ tunables! {
     shallow_cache_max_empties: u32 = 8,
     /// Endgame: the sorted nodes of the table-free search probe their
     /// children's cache slots before searching any (enhanced
-    /// transposition cutoffs; 0: they only prefetch the slots). 3.4-3.7%
+    /// transposition cutoffs; off: they only prefetch the slots). 3.4-3.7%
     /// fewer nodes on FFO #20-#52 at 1 thread, `docs/endgame.md`.
-    shallow_cache_etc: u32 = 1,
+    shallow_cache_etc: bool = true,
     /// Exact solves from this many empties start with selective passes.
     sel_min_empties: u32 = 18,
     /// ProbCut widths of the selective passes, in hundredths of a sigma
@@ -228,20 +270,16 @@ tunables! {
     /// are searched in parallel at a null window, a fail high alone with
     /// the full window (64: one by one).
     split_pv_min_empties: u32 = 12,
-    /// Parallel midgame: the same for PV nodes (the root's too) from this
-    /// depth (64: one by one), with fewer than `split_pv_wide_threads`
-    /// threads. 2 threads, depth-22 searches: from 6, nodes +11%, time +2%;
-    /// 4 threads, depth 24: 14.1 / 14.6 s against 13.7 / 16.5 s (`docs/parallel.md`).
-    split_pv_min_depth: i32 = 64,
-    /// Parallel midgame: with at least this many threads, PV nodes split
-    /// from `split_pv_wide_depth` instead. Depth-24 searches on 16 cores:
-    /// 8 threads 15.2 / 15.6 s -> 12.5 / 12.5 s, 16 threads 14.1 / 14.7 s
-    /// -> 10.9 s (`docs/parallel.md`).
+    /// Parallel midgame: with at least this many threads, PV nodes (the
+    /// root's too) split as in the endgame, from `split_pv_wide_depth`.
+    /// Depth-24 searches on 16 cores: 8 threads 15.2 / 15.6 s -> 12.5 /
+    /// 12.5 s, 16 threads 14.1 / 14.7 s -> 10.9 s. With fewer threads the
+    /// PV nodes search their moves one by one: from depth 6 on 2 threads
+    /// (depth 22) nodes +11%, time +2%; 4 threads, depth 24: 14.1 / 14.6 s
+    /// against 13.7 / 16.5 s (`docs/parallel.md`).
     split_pv_wide_threads: u32 = 8,
     /// Parallel midgame: the PV nodes' split depth with many threads.
     split_pv_wide_depth: i32 = 6,
-    /// Parallel endgame: moves searched alone before a split point opens.
-    split_serial: u32 = 1,
     /// Parallel endgame: at most this many more moves searched alone at a
     /// split point, while the order's guess of a move's value is above
     /// `alpha` (a probable cut; 0: off). A margin of 64, 200 or 400
@@ -249,13 +287,11 @@ tunables! {
     /// #40-#52: nodes 1.43x -> 1.12x of one thread's, time -4%; 2 threads:
     /// nodes -0.4%, time within the noise (`docs/parallel.md`).
     split_cut_max: u32 = 8,
-    /// Endgame ordering: the child's value by a table-free depth-1 search
-    /// (`sortsearch`) from this many empties (64: never). From 22: +4% on
-    /// FFO #49-#52 (nodes, 1 thread).
-    end_sort_d1_empties: u32 = 64,
-    /// Endgame ordering: the same at depth 2 from this many empties
-    /// (overrides `end_sort_d1_empties` and `end_shallow_step`). Nodes at 1
-    /// thread against the static value (FFO #40-#48 / #49-#52): from 16
+    /// Endgame ordering: the child's value by a table-free depth-2 search
+    /// (`sortsearch`) from this many empties, instead of its static value.
+    /// Depth 1 instead measured worse (from 22: +4% on FFO #49-#52, nodes,
+    /// 1 thread; within 1.5% at best from 15-24, `docs/endgame.md`). Nodes
+    /// at 1 thread against the static value (FFO #40-#48 / #49-#52): from 16
     /// +1.5% / -19%, from 14 +10% / -5%, from 18 +4% / -13%, from 19 +6% /
     /// -10%, from 22 +7% / -5%; #20-#38 from 16: -1%. With the
     /// fourth-generation weights, 17 against 16: -2.9% / -3.9%,
@@ -325,13 +361,15 @@ pub enum ConfigError {
     /// No tunable has this name.
     #[error("unknown tunable '{0}'")]
     UnknownName(String),
-    /// Not a number in 0..=1000.
-    #[error("invalid value '{value}' for tunable {name} (0-1000)")]
+    /// Not a value of the tunable's type.
+    #[error("invalid value '{value}' for tunable {name} ({expected})")]
     InvalidValue {
         /// The tunable.
         name: String,
         /// The value as given.
         value: String,
+        /// What the tunable takes.
+        expected: &'static str,
     },
     /// An `ANNEX_CONFIG` item without `=`.
     #[error("expected name=value, got '{0}'")]
@@ -339,25 +377,14 @@ pub enum ConfigError {
 }
 
 impl Config {
-    /// Sets tunable `name` (see [`Config::names`]) to `value`.
+    /// Sets tunable `name` (see [`Config::names`]) to `value`: a number
+    /// in 0..=1000, or for a switch `true`, `false`, `1` or `0`.
     ///
     /// # Errors
-    /// Unknown name or a value out of range (0..=1000).
+    /// Unknown name or a value the tunable does not take; the setting is
+    /// then unchanged.
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), ConfigError> {
-        let v: u32 = value
-            .trim()
-            .parse()
-            .ok()
-            .filter(|v| *v <= MAX_VALUE)
-            .ok_or_else(|| ConfigError::InvalidValue {
-                name: name.to_string(),
-                value: value.to_string(),
-            })?;
-        if self.store(name.trim(), v) {
-            Ok(())
-        } else {
-            Err(ConfigError::UnknownName(name.to_string()))
-        }
+        self.store(name.trim(), value)
     }
 
     /// Applies `name=value,name=value` settings (the `ANNEX_CONFIG` syntax).
@@ -380,26 +407,67 @@ mod tests {
     use super::*;
 
     /// Every tunable is listed, set and read back by its own name, and
-    /// setting one changes no other.
+    /// setting one changes no other. A number takes 777; a switch refuses
+    /// it and takes its other state.
     #[test]
     fn every_tunable_round_trips_by_name() {
         let default = Config::default();
         let listed: Vec<&str> = default.names().iter().map(|(n, _)| *n).collect();
         assert_eq!(listed, Config::NAMES);
-        assert_eq!(listed.len(), 59);
+        assert_eq!(listed.len(), 55);
+        let mut switches = 0;
         for (i, name) in Config::NAMES.iter().enumerate() {
             let old = default.names()[i].1;
-            let new = if old == 777 { 778 } else { 777 };
+            let number = if old == 777 { 778 } else { 777 };
             let mut c = default.clone();
-            c.set(name, &new.to_string()).unwrap();
+            let (text, new) = match c.set(name, &number.to_string()) {
+                Ok(()) => (number.to_string(), number),
+                Err(ConfigError::InvalidValue { expected, .. }) => {
+                    assert_eq!(expected, bool::EXPECTED, "{name}");
+                    assert_eq!(c, default, "{name}: a refused value changes nothing");
+                    switches += 1;
+                    let text = if old == 0 { "true" } else { "false" };
+                    c.set(name, text).unwrap();
+                    (text.to_string(), 1 - old)
+                }
+                Err(e) => panic!("{name}: {e}"),
+            };
             for (j, (n, v)) in c.names().into_iter().enumerate() {
                 let want = if i == j { new } else { default.names()[j].1 };
                 assert_eq!(v, want, "{name}: tunable {n}");
             }
             let mut via_apply = default.clone();
-            via_apply.apply(&format!(" {name} = {new} ,")).unwrap();
+            via_apply.apply(&format!(" {name} = {text} ,")).unwrap();
             assert_eq!(via_apply, c, "{name} through apply");
         }
+        assert_eq!(switches, 1);
+    }
+
+    /// A switch takes `true` / `false` (any case) and `1` / `0`, from
+    /// `ANNEX_CONFIG` too; other words and numbers are refused and leave it
+    /// as it was. A number refuses `true`.
+    #[test]
+    fn switches_take_words_and_digits() {
+        for (text, want) in [("true", true), (" TRUE ", true), ("1", true)] {
+            let mut c = Config {
+                shallow_cache_etc: false,
+                ..Config::default()
+            };
+            c.apply(&format!("shallow_cache_etc={text}")).unwrap();
+            assert!(c.shallow_cache_etc == want, "{text}");
+        }
+        for text in ["false", "False", "0"] {
+            let mut c = Config::default();
+            c.set("shallow_cache_etc", text).unwrap();
+            assert!(!c.shallow_cache_etc, "{text}");
+        }
+        let mut c = Config::default();
+        for text in ["2", "yes", "", "-1", "on"] {
+            let e = c.set("shallow_cache_etc", text).unwrap_err();
+            assert!(e.to_string().contains("true, false, 1 or 0"), "{e}");
+        }
+        assert!(c.set("sel_t1", "true").is_err());
+        assert_eq!(c, Config::default());
     }
 
     #[test]

@@ -39,9 +39,10 @@ use super::history;
 use super::stability::stable_discs;
 use super::tt::TtBound;
 use super::worker::Worker;
-use super::{DISC, INF, final_value};
+use super::{DISC, INF};
 use crate::board::Board;
 use crate::moves::Move;
+use crate::position::Outcome;
 use crate::square::Square;
 
 /// The children's keys and squares of a node, for ETC.
@@ -68,14 +69,11 @@ fn max_with(stable: i32) -> i32 {
 /// (midgame entries stay below 64, solved ones are flagged).
 pub(crate) const SEL_DEPTH: u32 = 64;
 
-/// Value of a full-board (or one-empty, both blocked) disc difference.
+/// Value of a full-board (or one-empty, both blocked) disc difference for
+/// a side to move whose tie sign is `tie`.
 #[inline]
 pub(crate) fn score_diff(diff: i32, tie: i32) -> i32 {
-    if diff == 0 {
-        tie * (DISC / 2)
-    } else {
-        diff * DISC
-    }
+    Outcome { discs: diff, tie }.value(DISC)
 }
 
 impl Worker<'_> {
@@ -101,13 +99,13 @@ impl Worker<'_> {
     /// value is exact, and every such move has the same one (the mover
     /// ends with all the discs).
     #[inline]
-    fn wipeout(&self, b: &Board, legal: u64, fl: &[u64; 64], tie: i32) -> Option<(i32, u8)> {
+    fn wipeout(&self, b: &Board, legal: u64, fl: &[u64; 64]) -> Option<(i32, u8)> {
         let mut l = legal;
         while l != 0 {
             let s = l.trailing_zeros() as usize;
             l &= l - 1;
             if fl[s] == b.opponent {
-                let v = -final_value(&b.play_flips(s, fl[s]), self.scoring, -tie);
+                let v = self.child_final_value(&b.play_flips(s, fl[s]));
                 return Some((v, s as u8));
             }
         }
@@ -118,19 +116,12 @@ impl Worker<'_> {
     /// moves `legal` (flips `fl`), its bucket prefetched first so that the
     /// children's cache misses overlap.
     #[inline(always)]
-    fn prefetch_children(
-        &self,
-        b: &Board,
-        legal: u64,
-        fl: &[u64; 64],
-        tie: i32,
-        mut f: impl FnMut(u64, u8),
-    ) {
+    fn prefetch_children(&self, b: &Board, legal: u64, fl: &[u64; 64], mut f: impl FnMut(u64, u8)) {
         let mut l = legal;
         while l != 0 {
             let s = l.trailing_zeros() as usize;
             l &= l - 1;
-            let key = self.key(&b.play_flips(s, fl[s]), -tie);
+            let key = self.child_key(&b.play_flips(s, fl[s]));
             self.job.tt.prefetch(key);
             f(key, s as u8);
         }
@@ -141,9 +132,9 @@ impl Worker<'_> {
     /// beyond are just not probed.) The caller owns the list: returned, it
     /// was copied (584 bytes) at every node with ETC.
     #[inline(always)]
-    fn etc_prefetch(&self, keys: &mut EtcKeys, b: &Board, legal: u64, fl: &[u64; 64], tie: i32) {
+    fn etc_prefetch(&self, keys: &mut EtcKeys, b: &Board, legal: u64, fl: &[u64; 64]) {
         keys.len = 0;
-        self.prefetch_children(b, legal, fl, tie, |key, s| {
+        self.prefetch_children(b, legal, fl, |key, s| {
             if keys.len < keys.keys.len() {
                 keys.keys[keys.len] = (key, s);
                 keys.len += 1;
@@ -176,9 +167,23 @@ impl Worker<'_> {
         Ok((failed, best, best_sq))
     }
 
+    /// The value for this node of `child`, a position after its move or
+    /// pass, by [`Worker::nws_end`] at this node's null window `alpha`.
+    #[inline]
+    pub(crate) fn nws_reply(&mut self, child: &Board, alpha: i32) -> i32 {
+        -self.as_opponent(|w| w.nws_end(child, -alpha - 1))
+    }
+
+    /// The value for this node of `child`, a position after its move or
+    /// pass, by [`Worker::pvs_end`] in this node's window `(alpha, beta)`.
+    #[inline]
+    fn pvs_reply(&mut self, child: &Board, alpha: i32, beta: i32, pv: &mut Vec<Move>) -> i32 {
+        -self.as_opponent(|w| w.pvs_end(child, -beta, -alpha, pv))
+    }
+
     /// Null-window exact search: the value if it is at most `alpha` (an
     /// upper bound) or above it (a lower bound). Returns 0 when stopped.
-    pub(crate) fn nws_end(&mut self, b: &Board, alpha: i32, tie: i32) -> i32 {
+    pub(crate) fn nws_end(&mut self, b: &Board, alpha: i32) -> i32 {
         let expect_all = std::mem::take(&mut self.expect_all);
         // Windows beyond the largest value are decided without a search
         // (proving that nothing beats a wipeout would search every move).
@@ -191,13 +196,13 @@ impl Worker<'_> {
         let empty = b.empty();
         let n = empty.count_ones();
         if n <= 4 {
-            return self.solve_small(b, alpha, tie);
+            return self.solve_small(b, alpha);
         }
         if n < self.cfg.tt_min_empties {
             if n + 1 == self.cfg.tt_min_empties {
-                return self.shallow_tt(b, alpha, tie, n);
+                return self.shallow_tt(b, alpha, n);
             }
-            return self.shallow(b, alpha, tie);
+            return self.shallow(b, alpha);
         }
         if self.tick() {
             return 0;
@@ -207,7 +212,7 @@ impl Worker<'_> {
         {
             return v;
         }
-        let key = self.key(b, tie);
+        let key = self.key(b);
         let hash_sq = match self.end_probe(key, alpha) {
             Ok(sq) => sq,
             Err(v) => return v,
@@ -216,17 +221,17 @@ impl Worker<'_> {
         if legal == 0 {
             let passed = b.pass();
             if passed.legal_moves() == 0 {
-                return final_value(b, self.scoring, tie);
+                return self.final_value(b);
             }
-            return -self.nws_end(&passed, -alpha - 1, -tie);
+            return self.nws_reply(&passed, alpha);
         }
         if self.sel_level > 0
             && n >= self.cfg.probcut_min_empties
-            && let Some(v) = self.end_probcut(b, alpha, tie, n)
+            && let Some(v) = self.end_probcut(b, alpha, n)
         {
             return v;
         }
-        let (best, best_sq) = match self.nws_children(b, alpha, tie, legal, hash_sq, expect_all) {
+        let (best, best_sq) = match self.nws_children(b, alpha, legal, hash_sq, expect_all) {
             Ok(r) => r,
             Err(v) => return v,
         };
@@ -251,7 +256,6 @@ impl Worker<'_> {
         &mut self,
         b: &Board,
         alpha: i32,
-        tie: i32,
         legal: u64,
         hash_sq: u8,
         expect_all: bool,
@@ -259,7 +263,7 @@ impl Worker<'_> {
         let n = b.empties();
         let fl = legal_flips(b, legal);
         // A move that ends the game beyond alpha decides the node at once.
-        if let Some((v, _)) = self.wipeout(b, legal, &fl, tie)
+        if let Some((v, _)) = self.wipeout(b, legal, &fl)
             && v > alpha
         {
             return Err(v);
@@ -282,9 +286,9 @@ impl Worker<'_> {
                 keys: [(0, 0); 36],
                 len: 0,
             };
-            self.etc_prefetch(&mut keys, b, legal, &fl, tie);
+            self.etc_prefetch(&mut keys, b, legal, &fl);
             if hash_sq >= 64 && n <= self.cfg.etc_order_max_empties {
-                self.end_moves_into(&mut moves, b, legal, 64, order, tie);
+                self.end_moves_into(&mut moves, b, legal, 64, order);
                 early = true;
             }
             let (failed, v, sq) = self.etc_probe(&keys, alpha)?;
@@ -294,12 +298,12 @@ impl Worker<'_> {
             // Without ETC the children's buckets are fetched here, before
             // any child is searched (the children of a node at the table's
             // lowest empties probe it too: `shallow_tt`).
-            self.prefetch_children(b, legal, &fl, tie, |_, _| {});
+            self.prefetch_children(b, legal, &fl, |_, _| {});
         }
         // The hash move alone first: the order of the others is computed
         // only when it does not cut.
         if hash_sq < 64 && rest & (1u64 << hash_sq) != 0 {
-            let v = self.nws_hash_move(b, (hash_sq, fl[hash_sq as usize]), alpha, tie);
+            let v = self.nws_hash_move(b, (hash_sq, fl[hash_sq as usize]), alpha);
             if v > best {
                 (best, best_sq) = (v, hash_sq);
             }
@@ -312,12 +316,12 @@ impl Worker<'_> {
             if early {
                 moves.retain(rest);
             } else {
-                self.end_moves_into(&mut moves, b, rest, 64, order, tie);
+                self.end_moves_into(&mut moves, b, rest, 64, order);
             }
             let (v, sq) = if n >= self.cfg.split_min_empties && self.can_split() {
-                self.nws_split(b, alpha, tie, &moves)
+                self.nws_split(b, alpha, &moves)
             } else {
-                self.nws_moves(b, alpha, tie, &moves)
+                self.nws_moves(b, alpha, &moves)
             };
             if v > best {
                 (best, best_sq) = (v, sq);
@@ -351,9 +355,9 @@ impl Worker<'_> {
     /// The value of the hash move `(sq, flips)` of a null-window node,
     /// searched alone, with its cut noted in the history.
     #[inline]
-    fn nws_hash_move(&mut self, b: &Board, (sq, f): (u8, u64), alpha: i32, tie: i32) -> i32 {
+    fn nws_hash_move(&mut self, b: &Board, (sq, f): (u8, u64), alpha: i32) -> i32 {
         let child = b.play_flips(sq as usize, f);
-        let v = -self.nws_end(&child, -alpha - 1, -tie);
+        let v = self.nws_reply(&child, alpha);
         if self.cfg.end_history_weight > 0 {
             history::note(b.empties(), sq, v > alpha, self.cfg.end_history_weight);
         }
@@ -386,14 +390,14 @@ impl Worker<'_> {
 
     /// Searches `moves` of `b` in order at null window `alpha` until one
     /// cuts. Returns the best value and its square (0 when stopped).
-    fn nws_moves(&mut self, b: &Board, alpha: i32, tie: i32, moves: &EndMoves) -> (i32, u8) {
+    fn nws_moves(&mut self, b: &Board, alpha: i32, moves: &EndMoves) -> (i32, u8) {
         let mut best = -INF;
         let mut best_sq = moves.sq[0];
         let n = b.empties();
         for i in 0..moves.len {
             let child = b.play_flips(moves.sq[i] as usize, moves.flips_of(i));
             self.expect_all = self.expects_cut(moves.guess[i], alpha);
-            let v = -self.nws_end(&child, -alpha - 1, -tie);
+            let v = self.nws_reply(&child, alpha);
             if self.stopped {
                 return (0, best_sq);
             }
@@ -415,15 +419,15 @@ impl Worker<'_> {
     /// `tt_min_empties`: solved bounds cut, and the result is stored (no
     /// move). Inside the near region this pays: FFO #49-#52 -3.8% nodes
     /// and about 5% less time (`docs/table.md`).
-    fn shallow_tt(&mut self, b: &Board, alpha: i32, tie: i32, n: u32) -> i32 {
-        let key = self.key(b, tie);
+    fn shallow_tt(&mut self, b: &Board, alpha: i32, n: u32) -> i32 {
+        let key = self.key(b);
         if let Some(e) = self.job.tt.probe(key)
             && e.solved
             && let Some(v) = e.cut(alpha, alpha + 1)
         {
             return v;
         }
-        let v = self.shallow(b, alpha, tie);
+        let v = self.shallow(b, alpha);
         if self.stopped {
             return 0;
         }
@@ -454,7 +458,7 @@ impl Worker<'_> {
     /// ProbCut in a selective pass: a shallow midgame search decides the
     /// null window at `alpha` when it lands `t` sigmas beyond it; sigma is
     /// linear in the empties and the depth (see `probcut_sigma0`).
-    fn end_probcut(&mut self, b: &Board, alpha: i32, tie: i32, n: u32) -> Option<i32> {
+    fn end_probcut(&mut self, b: &Board, alpha: i32, n: u32) -> Option<i32> {
         let cfg = &self.cfg;
         let d = (2 * (n * cfg.probcut_depth_pct / 200) + (n & 1)) as i32;
         let d = d.clamp(1, n as i32 - 4);
@@ -463,7 +467,7 @@ impl Worker<'_> {
             .max(2 * DISC);
         let margin = sigma * self.sel_t as i32 / 100;
         let high_first = self.eval(b) > alpha;
-        self.probcut(b, alpha, tie, d, margin, 60, high_first)
+        self.probcut(b, alpha, d, margin, 60, high_first)
     }
 
     /// Exact search with a window and a principal variation. Returns 0
@@ -473,7 +477,6 @@ impl Worker<'_> {
         b: &Board,
         mut alpha: i32,
         beta: i32,
-        tie: i32,
         pv: &mut Vec<Move>,
     ) -> i32 {
         pv.clear();
@@ -481,7 +484,7 @@ impl Worker<'_> {
             return 0;
         }
         let n = b.empties();
-        let key = self.key(b, tie);
+        let key = self.key(b);
         let mut hash_sq = 64u8;
         if let Some(e) = self.job.tt.probe(key)
             && let Some(s) = e.mv.and_then(|m| m.to_square())
@@ -492,10 +495,10 @@ impl Worker<'_> {
         if legal == 0 {
             let passed = b.pass();
             if passed.legal_moves() == 0 {
-                return final_value(b, self.scoring, tie);
+                return self.final_value(b);
             }
             let mut cpv = Vec::new();
-            let v = -self.pvs_end(&passed, -beta, -alpha, -tie, &mut cpv);
+            let v = self.pvs_reply(&passed, alpha, beta, &mut cpv);
             pv.push(Move::PASS);
             pv.extend(cpv);
             return v;
@@ -503,7 +506,7 @@ impl Worker<'_> {
         let fl = legal_flips(b, legal);
         // A move that ends the game at or beyond beta, or with the largest
         // value, is the node's value (exact in the second case).
-        if let Some((v, s)) = self.wipeout(b, legal, &fl, tie)
+        if let Some((v, s)) = self.wipeout(b, legal, &fl)
             && (v >= beta || v >= WIPEOUT)
         {
             pv.push(Move::square(Square::from_index_unchecked(s)));
@@ -515,7 +518,7 @@ impl Worker<'_> {
             self.end_store(key, s, v, n, bound);
             return v;
         }
-        let moves = self.end_moves(b, legal, hash_sq, Order::Value(alpha), tie, &fl);
+        let moves = self.end_moves(b, legal, hash_sq, Order::Value(alpha), &fl);
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_sq = moves.sq[0];
@@ -530,8 +533,8 @@ impl Worker<'_> {
                     &kids,
                     alpha,
                     beta,
-                    |w, c, a| -w.nws_end(c, -a - 1, -tie),
-                    |w, c, a, _, line| -w.pvs_end(c, -beta, -a, -tie, line),
+                    |w, c, a| w.nws_reply(c, a),
+                    |w, c, a, _, line| w.pvs_reply(c, a, beta, line),
                     |i, v, a, line| {
                         if v > best {
                             (best, best_sq) = (v, moves.sq[i]);
@@ -551,12 +554,12 @@ impl Worker<'_> {
             let child = b.play_flips(moves.sq[i] as usize, moves.flips_of(i));
             let mut v;
             if i == 0 {
-                v = -self.pvs_end(&child, -beta, -alpha, -tie, &mut cpv);
+                v = self.pvs_reply(&child, alpha, beta, &mut cpv);
             } else {
                 self.expect_all = self.expects_cut(moves.guess[i], alpha);
-                v = -self.nws_end(&child, -alpha - 1, -tie);
+                v = self.nws_reply(&child, alpha);
                 if v > alpha && v < beta && !self.stopped {
-                    v = -self.pvs_end(&child, -beta, -alpha, -tie, &mut cpv);
+                    v = self.pvs_reply(&child, alpha, beta, &mut cpv);
                 } else {
                     cpv.clear();
                 }

@@ -2,7 +2,7 @@
 //! flags change the work, never the values.
 
 use super::super::tt::Table;
-use super::super::{Config, Job};
+use super::super::{Config, Job, final_value};
 use super::*;
 use crate::position::Position;
 use crate::rules::RuleSet;
@@ -18,6 +18,14 @@ fn random_position(rng: &mut crate::rng::Rng, empties: u32) -> Board {
         }
     }
     b
+}
+
+/// A worker of `job` whose root's side to move wins a tie (tie sign 1,
+/// White under `tie second`), so that drawn lines are worth half a disc.
+fn tie_worker(job: &Job) -> Worker<'_> {
+    let mut w = Worker::new(job);
+    w.tie = 1;
+    w
 }
 
 /// Positions of 24 random games (seed `seed`) at 12-15 empties, those
@@ -41,10 +49,10 @@ fn expected_all_nodes_change_work_not_values() {
     for b in test_positions(0xa11_0de5) {
         let legal = b.legal_moves();
         let job = Job::for_test(Config::default(), None);
-        let mut w = Worker::new(&job);
+        let mut w = tie_worker(&job);
         let fl = legal_flips(&b, legal);
-        let cost = w.end_moves(&b, legal, 64, Order::Cost, 1, &fl);
-        let valued = w.end_moves(&b, legal, 64, Order::Value(0), 1, &fl);
+        let cost = w.end_moves(&b, legal, 64, Order::Cost, &fl);
+        let valued = w.end_moves(&b, legal, 64, Order::Value(0), &fl);
         let listed = |m: &EndMoves| m.sq[..m.len].iter().fold(0u64, |a, &s| a | 1 << s);
         assert_eq!(
             (cost.len, listed(&cost)),
@@ -55,15 +63,15 @@ fn expected_all_nodes_change_work_not_values() {
         assert!(valued.guess[..valued.len].iter().all(|&g| g > -INF));
 
         let mut pv = Vec::new();
-        let exact = w.pvs_end(&b, -INF, INF, 1, &mut pv);
+        let exact = w.pvs_end(&b, -INF, INF, &mut pv);
         for alpha in [exact - DISC, exact, exact + DISC] {
             let mut nodes = [0u64; 2];
             let mut decided = [false; 2];
             for (k, all) in [false, true].into_iter().enumerate() {
                 let job = Job::for_test(Config::default(), None);
-                let mut w = Worker::new(&job);
+                let mut w = tie_worker(&job);
                 w.expect_all = all;
-                let v = w.nws_end(&b, alpha, 1);
+                let v = w.nws_end(&b, alpha);
                 assert!(!w.expect_all, "the search takes the flag");
                 assert!(if v > alpha { v <= exact } else { v >= exact });
                 decided[k] = v > alpha;
@@ -82,11 +90,11 @@ fn expected_all_nodes_change_work_not_values() {
 fn values_and_work(cfg: &Config, b: &Board) -> (i32, Vec<bool>, u64) {
     let mut job = Job::for_test(cfg.clone(), None);
     job.tt = std::sync::Arc::new(Table::new(4));
-    let mut w = Worker::new(&job);
-    let exact = w.pvs_end(b, -INF, INF, 1, &mut Vec::new());
+    let mut w = tie_worker(&job);
+    let exact = w.pvs_end(b, -INF, INF, &mut Vec::new());
     let decided = [exact - DISC, exact - 1, exact, exact + DISC]
         .into_iter()
-        .map(|alpha| w.nws_end(b, alpha, 1) > alpha)
+        .map(|alpha| w.nws_end(b, alpha) > alpha)
         .collect();
     (exact, decided, w.total + w.local)
 }
@@ -199,13 +207,13 @@ fn children_proven_to_fail_are_not_searched_again() {
         let legal = b.legal_moves();
         let exact = {
             let job = Job::for_test(Config::default(), None);
-            Worker::new(&job).pvs_end(&b, -INF, INF, 1, &mut Vec::new())
+            tie_worker(&job).pvs_end(&b, -INF, INF, &mut Vec::new())
         };
         let fl = legal_flips(&b, legal);
         for every in [1, 2] {
             for alpha in [exact - 2 * DISC, exact - 1, exact, exact + DISC] {
                 let job = Job::for_test(Config::default(), None);
-                let mut w = Worker::new(&job);
+                let mut w = tie_worker(&job);
                 let mut l = legal;
                 let mut k = 0;
                 while l != 0 {
@@ -213,12 +221,12 @@ fn children_proven_to_fail_are_not_searched_again() {
                     l &= l - 1;
                     if k % every == 0 {
                         let child = b.play_flips(s, fl[s]);
-                        w.pvs_end(&child, -INF, INF, -1, &mut Vec::new());
+                        w.as_opponent(|w| w.pvs_end(&child, -INF, INF, &mut Vec::new()));
                     }
                     k += 1;
                 }
                 let before = w.total + w.local;
-                let v = w.nws_end(&b, alpha, 1);
+                let v = w.nws_end(&b, alpha);
                 assert!(if v > alpha { v <= exact } else { v >= exact });
                 assert_eq!(v > alpha, exact > alpha, "alpha {alpha}, exact {exact}");
                 if every == 1 {
@@ -259,7 +267,7 @@ fn shallow_cache_changes_work_not_values() {
             ..base.clone()
         },
         Config {
-            shallow_cache_etc: 0,
+            shallow_cache_etc: false,
             ..base.clone()
         },
     ];
@@ -269,10 +277,11 @@ fn shallow_cache_changes_work_not_values() {
         let mut w = Worker::new(&job);
         let mut found = Vec::new();
         for tie in [1, -1] {
-            let exact = w.pvs_end(b, -INF, INF, tie, &mut Vec::new());
+            w.tie = tie;
+            let exact = w.pvs_end(b, -INF, INF, &mut Vec::new());
             found.push(exact);
             for alpha in [exact - DISC, exact - 1, exact, exact + DISC] {
-                found.push(i32::from(w.nws_end(b, alpha, tie) > alpha));
+                found.push(i32::from(w.nws_end(b, alpha) > alpha));
             }
         }
         (found, w.total + w.local)
@@ -318,8 +327,12 @@ fn shallow_cache_keeps_tie_signs_apart() {
         if b.legal_moves() == 0 || b.empties() < 6 {
             continue;
         }
-        let fresh =
-            |tie, alpha| Worker::new(&Job::for_test(off.clone(), None)).shallow(&b, alpha, tie);
+        let fresh = |tie, alpha| {
+            let job = Job::for_test(off.clone(), None);
+            let mut w = Worker::new(&job);
+            w.tie = tie;
+            w.shallow(&b, alpha)
+        };
         if fresh(1, 0) != DISC / 2 {
             continue;
         }
@@ -327,8 +340,9 @@ fn shallow_cache_keeps_tie_signs_apart() {
         let job = Job::for_test(Config::default(), None);
         let mut w = Worker::new(&job);
         for tie in [1, -1, 1] {
+            w.tie = tie;
             for alpha in [-DISC / 2 - 1, -DISC / 2, DISC / 2 - 1, DISC / 2] {
-                let v = w.shallow(&b, alpha, tie);
+                let v = w.shallow(&b, alpha);
                 assert_eq!(
                     v > alpha,
                     fresh(tie, alpha) > alpha,
@@ -391,6 +405,7 @@ fn wipeout_moves_decide_at_once() {
         for scoring in [Scoring::Wof, Scoring::Count] {
             let job = Job::for_test(Config::default(), None);
             let mut wk = Worker::new(&job);
+            wk.tie = 1;
             wk.scoring = scoring;
             let m = legal.trailing_zeros() as usize;
             let value = -final_value(&w.play_square(m), scoring, -1);
@@ -399,7 +414,7 @@ fn wipeout_moves_decide_at_once() {
             }
             for alpha in [-INF + 1, -DISC, 0, value - DISC, value - 1] {
                 let before_nodes = wk.total + wk.local;
-                let v = wk.nws_end(&w, alpha, 1);
+                let v = wk.nws_end(&w, alpha);
                 assert!(
                     v > alpha && v <= value,
                     "{w:?} alpha {alpha}: {v} vs {value}"
@@ -410,7 +425,7 @@ fn wipeout_moves_decide_at_once() {
                 }
             }
             let mut pv = Vec::new();
-            let exact = wk.pvs_end(&w, -INF, INF, 1, &mut pv);
+            let exact = wk.pvs_end(&w, -INF, INF, &mut pv);
             assert!(exact >= value, "{w:?}");
             if scoring == Scoring::Wof {
                 assert_eq!((exact, pv.len()), (WIPEOUT, 1), "{w:?}");
@@ -422,13 +437,72 @@ fn wipeout_moves_decide_at_once() {
             if threat.empties() <= 9 && threat.legal_moves() != 0 {
                 let want = negamax(&threat, scoring, 1);
                 let mut pv = Vec::new();
-                assert_eq!(wk.pvs_end(&threat, -INF, INF, 1, &mut pv), want);
+                assert_eq!(wk.pvs_end(&threat, -INF, INF, &mut pv), want);
                 for alpha in [want - DISC, want - 1, want] {
-                    assert_eq!(wk.nws_end(&threat, alpha, 1) > alpha, want > alpha);
+                    assert_eq!(wk.nws_end(&threat, alpha) > alpha, want > alpha);
                 }
                 before += 1;
             }
         }
     }
     assert!(tried >= 400 && before >= 100, "{tried} {before}");
+}
+
+/// A split point's tasks search with the tie sign of the split node, not
+/// the root's: on two threads, `nws_split` decides null windows on both
+/// sides of a tie's two values as the serial move loop does, at nodes
+/// whose tie sign is the root's and at nodes whose sign is the other
+/// (an odd ply below the root), the drawing moves among them.
+#[test]
+fn split_tasks_keep_the_tie_sign() {
+    let mut cfg = Config::default();
+    cfg.apply("split_cut_max=0").unwrap();
+    let pool = std::sync::Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap(),
+    );
+    let mut job = Job::for_test(cfg.clone(), Some(pool));
+    job.rules.tie = crate::rules::Tie::Second;
+    job.position.side = crate::board::Color::White;
+    let serial_job = Job::for_test(cfg, None);
+    let mut rng = crate::rng::Rng::new(0x71e_5ec0);
+    let (mut searched, mut decided_by_tie) = (0, 0);
+    for i in 0..200u32 {
+        let b = random_position(&mut rng, 9 + i % 3);
+        let legal = b.legal_moves();
+        if legal.count_ones() < 2 || b.empties() < 9 {
+            continue;
+        }
+        let fl = legal_flips(&b, legal);
+        for tie in [1, -1] {
+            let decide = |job: &Job, alpha: i32, split: bool| {
+                let mut w = Worker::new(job);
+                w.tie = tie;
+                let moves = w.end_moves(&b, legal, 64, Order::Cost, &fl);
+                let (v, _) = if split {
+                    w.nws_split(&b, alpha, &moves)
+                } else {
+                    w.nws_moves(&b, alpha, &moves)
+                };
+                v > alpha
+            };
+            for alpha in [-DISC / 2 - 1, -DISC / 2, 0, DISC / 2 - 1, DISC / 2] {
+                let want = decide(&serial_job, alpha, false);
+                assert_eq!(decide(&job, alpha, true), want, "tie {tie}, alpha {alpha}");
+                searched += 1;
+            }
+            // Nodes whose value is a tie, where its sign decides the
+            // windows between its two values.
+            let mut w = Worker::new(&serial_job);
+            w.tie = tie;
+            let v = w.pvs_end(&b, -INF, INF, &mut Vec::new());
+            decided_by_tie += usize::from(v.abs() == DISC / 2 && tie == 1);
+        }
+    }
+    assert!(
+        searched >= 500 && decided_by_tie >= 2,
+        "{searched} windows, {decided_by_tie} tied nodes"
+    );
 }

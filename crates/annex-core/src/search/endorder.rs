@@ -11,7 +11,6 @@ use super::history;
 use super::worker::Worker;
 use crate::bitboard::{CORNERS, around};
 use crate::board::{Board, flips};
-use crate::moves::Move;
 
 const QUADRANTS: [u64; 4] = [
     0x0000_0000_0f0f_0f0f,
@@ -148,11 +147,10 @@ impl Worker<'_> {
         legal: u64,
         hash_sq: u8,
         order: Order,
-        tie: i32,
         fl: &'f [u64; 64],
     ) -> EndMoves<'f> {
         let mut m = EndMoves::new(fl);
-        self.end_moves_into(&mut m, b, legal, hash_sq, order, tie);
+        self.end_moves_into(&mut m, b, legal, hash_sq, order);
         m
     }
 
@@ -167,12 +165,10 @@ impl Worker<'_> {
         legal: u64,
         hash_sq: u8,
         order: Order,
-        tie: i32,
     ) {
         let n = b.empties();
         let odd = odd_squares(b.empty());
         let plan = self.order_plan(n, order, odd);
-        let mut scratch = Vec::new();
         m.len = 0;
         let fl = m.flips;
         let mut keys = [0i32; 64];
@@ -186,7 +182,7 @@ impl Worker<'_> {
             let key = if s == hash_sq {
                 -1
             } else if order != Order::Parity {
-                let (key, value) = self.cost_key(b, (s, f), &plan, tie, &mut scratch);
+                let (key, value) = self.cost_key(b, (s, f), &plan);
                 if value > -INF {
                     guess = -value;
                 }
@@ -228,8 +224,8 @@ struct Plan {
     sort_beta: i32,
     /// The depth of the table-free search for the child's value (0: none).
     sort_depth: i32,
-    /// Else the depth + 1 of a midgame search for it (0: none).
-    shallow: i32,
+    /// Else whether the child's static value counts.
+    static_value: bool,
     mobility_weight: i32,
     /// The squares of the quadrants with an odd number of empties.
     odd: u64,
@@ -259,18 +255,10 @@ impl Worker<'_> {
             3
         } else if n >= self.cfg.end_sort_d2_empties {
             2
-        } else if n >= self.cfg.end_sort_d1_empties {
-            1
         } else {
             0
         };
-        let shallow = if !valued {
-            0
-        } else if n >= self.cfg.end_shallow_min_empties {
-            1 + ((n - self.cfg.end_shallow_min_empties) / self.cfg.end_shallow_step.max(1)) as i32
-        } else {
-            0
-        };
+        let static_value = valued && n >= self.cfg.end_shallow_min_empties;
         let mobility_weight = if sort_depth >= 2 {
             self.cfg.end_d2_mobility_weight
         } else {
@@ -279,7 +267,7 @@ impl Worker<'_> {
         Plan {
             sort_beta,
             sort_depth,
-            shallow,
+            static_value,
             mobility_weight,
             odd,
             single: single_squares(odd),
@@ -291,22 +279,15 @@ impl Worker<'_> {
     /// `plan` says, the child's value, which comes second (`-INF` where the
     /// plan computes none).
     #[inline(always)]
-    fn cost_key(
-        &mut self,
-        b: &Board,
-        (s, f): (u8, u64),
-        plan: &Plan,
-        tie: i32,
-        pv: &mut Vec<Move>,
-    ) -> (i32, i32) {
+    fn cost_key(&mut self, b: &Board, (s, f): (u8, u64), plan: &Plan) -> (i32, i32) {
         let child = b.play_flips(s as usize, f);
         let om = child.legal_moves();
         let mob = (om.count_ones() + (om & CORNERS).count_ones()) as i32;
         let pot = (around(child.opponent) & child.empty()).count_ones() as i32;
         let corner = corner_stable(child.opponent) as i32;
         let value = if plan.sort_depth > 0 {
-            self.sort_value(&child, -INF, plan.sort_beta, plan.sort_depth, -tie)
-        } else if plan.shallow == 1 {
+            self.as_opponent(|w| w.sort_value(&child, -INF, plan.sort_beta, plan.sort_depth))
+        } else if plan.static_value {
             // The static value, as `pvs` at depth 0 gives it (one node),
             // with the child's moves already known.
             if self.tick() {
@@ -314,8 +295,6 @@ impl Worker<'_> {
             } else {
                 self.job.evaluator.evaluate_with_moves(&child, om)
             }
-        } else if plan.shallow > 0 {
-            self.pvs(&child, -INF, INF, plan.shallow - 1, -tie, 60, pv)
         } else {
             -INF
         };

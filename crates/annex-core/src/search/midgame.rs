@@ -8,7 +8,7 @@
 
 use super::tt::TtBound;
 use super::worker::{Child, Worker};
-use super::{DISC, INF, final_value};
+use super::{DISC, INF};
 use crate::board::Board;
 use crate::moves::Move;
 
@@ -22,14 +22,12 @@ impl Worker<'_> {
     /// The value of `b` for the side to move, searched `depth` plies within
     /// `(alpha, beta)`; fills `pv` at PV nodes. Returns 0 when stopped (the
     /// caller must check `self.stopped`).
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn pvs(
         &mut self,
         b: &Board,
         alpha: i32,
         beta: i32,
         depth: i32,
-        tie: i32,
         ply: usize,
         pv: &mut Vec<Move>,
     ) -> i32 {
@@ -38,9 +36,9 @@ impl Worker<'_> {
         let empties = b.empties() as i32;
         if depth >= empties && self.fast_at(b) {
             return if pv_node {
-                self.pvs_end(b, alpha, beta, tie, pv)
+                self.pvs_end(b, alpha, beta, pv)
             } else {
-                self.nws_end(b, alpha, tie)
+                self.nws_end(b, alpha)
             };
         }
         if self.tick() {
@@ -48,12 +46,12 @@ impl Worker<'_> {
         }
         if depth <= 0 {
             if empties == 0 {
-                return final_value(b, self.scoring, tie);
+                return self.final_value(b);
             }
             return self.eval(b);
         }
         let solved = depth >= empties;
-        let key = self.key(b, tie);
+        let key = self.key(b);
         let mut hash_move = None;
         if let Some(e) = self.job.tt.probe(key) {
             hash_move = e.mv;
@@ -69,7 +67,7 @@ impl Worker<'_> {
             && self.cfg.midcut_t > 0
             // From depth 2 at least: at depth 1 the probe would be the node itself.
             && depth >= (self.cfg.midcut_min_depth as i32).max(2)
-            && let Some(v) = self.mid_probcut(b, alpha, depth, tie, ply)
+            && let Some(v) = self.mid_probcut(b, alpha, depth, ply)
         {
             return v;
         }
@@ -77,7 +75,7 @@ impl Worker<'_> {
         self.children(b, &mut kids);
         if kids.is_empty() {
             self.put_buf(ply, kids);
-            return self.pass_value(b, alpha, beta, depth, tie, ply, pv);
+            return self.pass_value(b, alpha, beta, depth, ply, pv);
         }
         // The hash move goes first, at the frontier and below.
         let hash_first = match hash_move.and_then(|m| kids.iter().position(|c| c.mv == m)) {
@@ -92,7 +90,7 @@ impl Worker<'_> {
             self.put_buf(ply, kids);
             return v;
         }
-        let found = self.search_kids(&mut kids, hash_first, alpha, beta, depth, tie, ply, pv);
+        let found = self.search_kids(&mut kids, hash_first, alpha, beta, depth, ply, pv);
         self.put_buf(ply, kids);
         let Some((best, best_move)) = found else {
             return 0;
@@ -114,23 +112,21 @@ impl Worker<'_> {
     /// [`Worker::pvs`] at a node where the side to move has no move: the
     /// final value when the opponent has none either, else the value after
     /// a pass (which takes no depth).
-    #[allow(clippy::too_many_arguments)]
     fn pass_value(
         &mut self,
         b: &Board,
         alpha: i32,
         beta: i32,
         depth: i32,
-        tie: i32,
         ply: usize,
         pv: &mut Vec<Move>,
     ) -> i32 {
         let passed = b.pass();
         if !self.can_move(&passed) {
-            return final_value(b, self.scoring, tie);
+            return self.final_value(b);
         }
         let mut child_pv = Vec::new();
-        let v = -self.pvs(&passed, -beta, -alpha, depth, -tie, ply + 1, &mut child_pv);
+        let v = -self.as_opponent(|w| w.pvs(&passed, -beta, -alpha, depth, ply + 1, &mut child_pv));
         if beta - alpha > 1 {
             pv.push(Move::PASS);
             pv.extend(child_pv);
@@ -197,7 +193,6 @@ impl Worker<'_> {
         mut alpha: i32,
         beta: i32,
         depth: i32,
-        tie: i32,
         ply: usize,
         pv: &mut Vec<Move>,
     ) -> Option<(i32, Move)> {
@@ -207,23 +202,23 @@ impl Worker<'_> {
         let mut ordered = if hash_first {
             kids.len() <= 2
         } else {
-            self.order(kids, depth, tie, ply);
+            self.order(kids, depth, ply);
             true
         };
         if !pv_node && depth >= self.cfg.split_min_depth && self.can_split() {
             if !ordered {
-                self.order(&mut kids[1..], depth, tie, ply);
+                self.order(&mut kids[1..], depth, ply);
             }
-            let found = self.pvs_split(kids, alpha, depth, tie, ply);
+            let found = self.pvs_split(kids, alpha, depth, ply);
             return (!self.stopped).then_some(found);
         }
         let mut best = -INF;
         let mut best_move = kids[0].mv;
         let mut child_pv = Vec::new();
-        let split = pv_node && self.can_split() && depth >= self.split_pv_depth();
+        let split = pv_node && self.splits_pv(depth);
         for i in 0..kids.len() {
             if i == 1 && !ordered {
-                self.order(&mut kids[1..], depth, tie, ply);
+                self.order(&mut kids[1..], depth, ply);
                 ordered = true;
             }
             if i == 1 && split {
@@ -231,8 +226,8 @@ impl Worker<'_> {
                     kids,
                     alpha,
                     beta,
-                    |w, c, a| w.child_value(c, a, a + 1, depth, tie, ply, &mut Vec::new()),
-                    |w, c, a, v, line| w.child_value(c, v.max(a), beta, depth, tie, ply, line),
+                    |w, c, a| w.child_value(c, a, a + 1, depth, ply, &mut Vec::new()),
+                    |w, c, a, v, line| w.child_value(c, v.max(a), beta, depth, ply, line),
                     |i, v, a, line| {
                         if v > best {
                             (best, best_move) = (v, kids[i].mv);
@@ -251,13 +246,13 @@ impl Worker<'_> {
             }
             let c = &kids[i];
             let v = if i == 0 {
-                self.child_value(c, alpha, beta, depth, tie, ply, &mut child_pv)
+                self.child_value(c, alpha, beta, depth, ply, &mut child_pv)
             } else if !pv_node {
-                self.nws_child(c, i, alpha, depth, tie, ply)
+                self.nws_child(c, i, alpha, depth, ply)
             } else {
-                let v = self.child_value(c, alpha, alpha + 1, depth, tie, ply, &mut child_pv);
+                let v = self.child_value(c, alpha, alpha + 1, depth, ply, &mut child_pv);
                 if v > alpha && v < beta && !self.stopped {
-                    self.child_value(c, v.max(alpha), beta, depth, tie, ply, &mut child_pv)
+                    self.child_value(c, v.max(alpha), beta, depth, ply, &mut child_pv)
                 } else {
                     v
                 }
@@ -294,7 +289,6 @@ impl Worker<'_> {
         i: usize,
         alpha: i32,
         depth: i32,
-        tie: i32,
         ply: usize,
     ) -> i32 {
         let mut scratch = Vec::new();
@@ -308,12 +302,12 @@ impl Worker<'_> {
             && depth < c.board.empties() as i32
         {
             let r = self.cfg.mid_lmr_r;
-            let v = self.child_value(c, alpha, alpha + 1, depth - r, tie, ply, &mut scratch);
+            let v = self.child_value(c, alpha, alpha + 1, depth - r, ply, &mut scratch);
             if v <= alpha || self.stopped {
                 return v;
             }
         }
-        self.child_value(c, alpha, alpha + 1, depth, tie, ply, &mut scratch)
+        self.child_value(c, alpha, alpha + 1, depth, ply, &mut scratch)
     }
 
     /// ProbCut at a null-window node (Buro): a search of about half of
@@ -322,18 +316,11 @@ impl Worker<'_> {
     /// depth were measured on 140 XOT and FFO positions (`MIDCUT_SIGMA`);
     /// One sigma at every stage: shaping it by stage as measured played
     /// even against NTest (`docs/strength.md`).
-    fn mid_probcut(
-        &mut self,
-        b: &Board,
-        alpha: i32,
-        depth: i32,
-        tie: i32,
-        ply: usize,
-    ) -> Option<i32> {
+    fn mid_probcut(&mut self, b: &Board, alpha: i32, depth: i32, ply: usize) -> Option<i32> {
         let d = (2 * (depth / 4) + (depth & 1)).max(1);
         let sigma = MIDCUT_SIGMA[(d as usize).min(MIDCUT_SIGMA.len() - 1)] * DISC / 100;
         let margin = sigma * self.cfg.midcut_t as i32 / 100;
-        self.probcut(b, alpha, tie, d, margin, ply, true)
+        self.probcut(b, alpha, d, margin, ply, true)
     }
 
     /// The ProbCut test shared by the midgame and the selective endgame:
@@ -341,12 +328,10 @@ impl Worker<'_> {
     /// (in that order when `high_first`). `Some(alpha + 1)` (a lower bound)
     /// or `Some(alpha)` (an upper bound) when one of them decides the null
     /// window at `alpha`; `Some(0)` when stopped.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn probcut(
         &mut self,
         b: &Board,
         alpha: i32,
-        tie: i32,
         d: i32,
         margin: i32,
         ply: usize,
@@ -358,7 +343,7 @@ impl Worker<'_> {
             if high {
                 let hi = alpha + 1 + margin;
                 if hi < 64 * DISC {
-                    let v = self.pvs(b, hi - 1, hi, d, tie, ply, &mut pv);
+                    let v = self.pvs(b, hi - 1, hi, d, ply, &mut pv);
                     if self.stopped {
                         return Some(0);
                     }
@@ -369,7 +354,7 @@ impl Worker<'_> {
             } else {
                 let lo = alpha - margin;
                 if lo > -64 * DISC {
-                    let v = self.pvs(b, lo, lo + 1, d, tie, ply, &mut pv);
+                    let v = self.pvs(b, lo, lo + 1, d, ply, &mut pv);
                     if self.stopped {
                         return Some(0);
                     }
@@ -384,27 +369,25 @@ impl Worker<'_> {
     }
 
     /// Value of child `c` for the parent's side, in the parent's window.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn child_value(
         &mut self,
         c: &Child,
         alpha: i32,
         beta: i32,
         depth: i32,
-        tie: i32,
         ply: usize,
         pv: &mut Vec<Move>,
     ) -> i32 {
         if c.same_side {
-            self.pvs(&c.board, alpha, beta, depth - 1, tie, ply + 1, pv)
+            self.pvs(&c.board, alpha, beta, depth - 1, ply + 1, pv)
         } else {
-            -self.pvs(&c.board, -beta, -alpha, depth - 1, -tie, ply + 1, pv)
+            -self.as_opponent(|w| w.pvs(&c.board, -beta, -alpha, depth - 1, ply + 1, pv))
         }
     }
 
     /// Orders `kids` best first by a shallow search (deep nodes) or the
     /// static evaluation of the child.
-    pub(crate) fn order(&mut self, kids: &mut [Child], depth: i32, tie: i32, ply: usize) {
+    pub(crate) fn order(&mut self, kids: &mut [Child], depth: i32, ply: usize) {
         let shallow = if depth >= self.cfg.shallow_sort_depth {
             (depth / 4).clamp(1, 3)
         } else {
@@ -414,7 +397,7 @@ impl Worker<'_> {
         for k in kids.iter_mut() {
             let c = *k;
             k.key = if shallow > 0 {
-                self.child_value(&c, -INF, INF, shallow + 1, tie, ply, &mut scratch)
+                self.child_value(&c, -INF, INF, shallow + 1, ply, &mut scratch)
             } else if c.same_side {
                 self.eval(&c.board)
             } else {

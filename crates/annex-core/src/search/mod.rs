@@ -8,7 +8,11 @@
 //! [`SCALE`]), for the side to move. An exact final score of `d` discs is
 //! `d * DISC`; under `tie second` a tie is `+DISC/2` for the side that wins
 //! it and `-DISC/2` for the other, so a tie win is preferred to any loss and
-//! any win to a tie win. [`Info::score`] is in whole discs.
+//! any win to a tie win ([`Outcome::value`], the one definition). The
+//! search carries the tie sign of the side to move in its worker, turned
+//! over around the search of every child of the other side (moves and
+//! passes; not the placements of `start free` that keep the mover).
+//! [`Info::score`] is in whole discs.
 //!
 //! Modules: `config` (the tunables), [`tt`] (the table), `midgame` (PVS,
 //! ordering), `endgame` (solver, last 1-4 empties, stability), `endorder`
@@ -37,7 +41,7 @@ mod tt_memory;
 use crate::board::Board;
 use crate::eval::{Evaluator, SCALE};
 use crate::moves::Move;
-use crate::position::Position;
+use crate::position::{Outcome, Position};
 use crate::rules::{RuleSet, Scoring};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -299,9 +303,13 @@ pub(crate) fn tt_key(b: &Board, tie: i32) -> u64 {
     }
 }
 
-/// Value of a finished game for the side to move.
+/// Value of a finished game for the side to move, whose tie sign is `tie`
+/// ([`Position::outcome`](crate::position::Position::outcome)).
 #[inline]
 pub(crate) fn final_value(b: &Board, scoring: Scoring, tie: i32) -> i32 {
-    let d = b.final_score(scoring);
-    if d == 0 { tie * (DISC / 2) } else { d * DISC }
+    Outcome {
+        discs: b.final_score(scoring),
+        tie,
+    }
+    .value(DISC)
 }

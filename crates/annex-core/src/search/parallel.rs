@@ -3,9 +3,8 @@
 //!
 //! At a null-window endgame node with at least `split_min_empties` empties
 //! (a midgame null-window node with at least `split_min_depth` plies)
-//! the first (best-ordered) move (in the endgame, the first
-//! `split_serial` moves, then those that the order's guess says probably
-//! cut) is searched alone; if it does not cut
+//! the first (best-ordered) move (in the endgame, then those that the
+//! order's guess says probably cut) is searched alone; if it does not cut
 //! off, the remaining moves are searched as rayon tasks. A task that fails
 //! high raises the split point's `cut` flag; every task below a split point
 //! carries the flags of all split points above it and gives up at its next
@@ -14,8 +13,8 @@
 //!
 //! PV nodes (from `split_pv_min_empties` in the endgame and the solve's
 //! root; in the midgame and its root from `split_pv_wide_depth` with at
-//! least `split_pv_wide_threads` threads, from `split_pv_min_depth`, off by
-//! default, with fewer) search their first move alone with the
+//! least `split_pv_wide_threads` threads; with fewer, one by one) search
+//! their first move alone with the
 //! full window, then the others in rounds (`pv_rest`): all of them in
 //! parallel at the null window, the first that fails high stops the round
 //! and is searched again alone with the full window, and the rest go on at
@@ -41,34 +40,27 @@ impl<'a> Worker<'a> {
         self.job.pool.is_some()
     }
 
-    /// The midgame depth from which PV nodes (and the root) split: lower
-    /// with many threads, where the idle threads are worth the speculation
-    /// (`split_pv_wide_threads`).
+    /// Whether a midgame PV node (or the root) of `depth` plies splits:
+    /// only with many threads (`split_pv_wide_threads`), where the idle
+    /// threads are worth the speculation, from `split_pv_wide_depth`.
     #[inline]
-    pub(crate) fn split_pv_depth(&self) -> i32 {
-        match &self.job.pool {
-            Some(p) if p.current_num_threads() >= self.cfg.split_pv_wide_threads as usize => {
-                self.cfg.split_pv_wide_depth
-            }
-            _ => self.cfg.split_pv_min_depth,
-        }
+    pub(crate) fn splits_pv(&self, depth: i32) -> bool {
+        self.job.pool.as_ref().is_some_and(|p| {
+            p.current_num_threads() >= self.cfg.split_pv_wide_threads as usize
+                && depth >= self.cfg.split_pv_wide_depth
+        })
     }
 
     /// Searches `moves` of `b` at null window `alpha`, the first alone and
     /// the rest in parallel. Returns the best value and its square.
-    pub(crate) fn nws_split(
-        &mut self,
-        b: &Board,
-        alpha: i32,
-        tie: i32,
-        moves: &EndMoves,
-    ) -> (i32, u8) {
-        // The first `split_serial` moves alone (young brothers wait), and
-        // after them up to `split_cut_max` more while the order's guess of
-        // the next move's value beats `alpha`: a node that probably cuts is
-        // searched in order, so that its later moves are not searched in
-        // parallel for nothing.
-        let serial = (self.cfg.split_serial.max(1) as usize).min(moves.len);
+    pub(crate) fn nws_split(&mut self, b: &Board, alpha: i32, moves: &EndMoves) -> (i32, u8) {
+        // The first move alone (young brothers wait; the second too idled
+        // the threads, `docs/parallel.md`), and after it up to
+        // `split_cut_max` more while the order's guess of the next move's
+        // value beats `alpha`: a node that probably cuts is searched in
+        // order, so that its later moves are not searched in parallel for
+        // nothing.
+        let serial = moves.len.min(1);
         let probable = (serial..moves.len)
             .take(self.cfg.split_cut_max as usize)
             .take_while(|&i| moves.guess[i] > alpha)
@@ -78,7 +70,7 @@ impl<'a> Worker<'a> {
         for i in 0..serial {
             let child = b.play_flips(moves.sq[i] as usize, moves.flips_of(i));
             self.expect_all = self.expects_cut(moves.guess[i], alpha);
-            let v = -self.nws_end(&child, -alpha - 1, -tie);
+            let v = self.nws_reply(&child, alpha);
             if self.stopped {
                 return (0, moves.sq[0]);
             }
@@ -103,7 +95,7 @@ impl<'a> Worker<'a> {
             .collect();
         self.split_rest(&rest, best, alpha, |w, &(child, all)| {
             w.expect_all = all;
-            -w.nws_end(&child, -alpha - 1, -tie)
+            w.nws_reply(&child, alpha)
         })
     }
 
@@ -114,7 +106,6 @@ impl<'a> Worker<'a> {
         kids: &[Child],
         alpha: i32,
         depth: i32,
-        tie: i32,
         ply: usize,
     ) -> (i32, Move) {
         // The first move alone (young brothers wait). Searching the next
@@ -122,7 +113,7 @@ impl<'a> Worker<'a> {
         // a third of the nodes away at 16 threads but idled the threads:
         // 1.6x slower (`docs/parallel.md`).
         let first = &kids[0];
-        let v = self.nws_child(first, 0, alpha, depth, tie, ply);
+        let v = self.nws_child(first, 0, alpha, depth, ply);
         if self.stopped {
             return (v, first.mv);
         }
@@ -135,7 +126,7 @@ impl<'a> Worker<'a> {
             .map(|i| ((kids[i], i), kids[i].mv))
             .collect();
         self.split_rest(&rest, best, alpha, |w, (c, i)| {
-            w.nws_child(c, *i, alpha, depth, tie, ply)
+            w.nws_child(c, *i, alpha, depth, ply)
         })
     }
 
@@ -163,7 +154,8 @@ impl<'a> Worker<'a> {
 
     /// The tasks `tasks[i]` for each `i` of `pending`, searched by `search`
     /// (a value for this node, null window at `alpha`) as rayon tasks on
-    /// fresh workers carrying this worker's cutoff chain and selective pass.
+    /// fresh workers carrying this worker's cutoff chain, selective pass and
+    /// tie sign.
     /// The first value above `alpha` stops the others. Returns each pending
     /// task's value, `None` where it did not finish; sets `stopped` when a
     /// cutoff above or the search's stop ended the wait.
@@ -187,7 +179,7 @@ impl<'a> Worker<'a> {
         let mut chain: Vec<&AtomicBool> = self.cuts.clone();
         chain.push(&cut);
         let job = self.job;
-        let (sel_level, sel_t) = (self.sel_level, self.sel_t);
+        let (sel_level, sel_t, tie) = (self.sel_level, self.sel_t, self.tie);
         let (chain, cut_ref, search) = (&chain, &cut, &search);
         rayon::scope_fifo(|s| {
             for (k, &i) in pending.iter().enumerate() {
@@ -202,6 +194,7 @@ impl<'a> Worker<'a> {
                     w.cuts = chain.clone();
                     w.sel_level = sel_level;
                     w.sel_t = sel_t;
+                    w.tie = tie;
                     let v = search(&mut w, task);
                     w.flush();
                     sub.store(w.total + w.sub_nodes, Relaxed);

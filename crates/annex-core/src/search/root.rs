@@ -15,7 +15,7 @@ use super::parstats;
 use super::worker::{Child, Worker};
 use super::{BestMove, Bound, DISC, INF, Info, Job, SolveMode, WorkerMsg, to_discs};
 use crate::moves::Move;
-use crate::rules::{FastPath, Tie};
+use crate::rules::FastPath;
 use crossbeam_channel::Sender;
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -45,14 +45,13 @@ pub fn run_worker(job: &Job, tx: &Sender<WorkerMsg>) -> Option<BestMove> {
         job.pool.is_some() && log::log_enabled!(target: "annex::parstats", log::Level::Info);
     let before = stats.then(parstats::snapshot);
     let mut w = Worker::new(job);
-    let tie = root_tie(job);
     let mut rm = root_moves(&mut w)?;
     let empties = job.position.board.empties();
     let multipv = job.limits.multipv.clamp(1, rm.len());
     let mut last: Option<(Kind, Vec<Info>)> = None;
     let mut prev = rm[0].score;
     for kind in iterations(job, empties, multipv) {
-        let (best, alpha, beta) = iterate(&mut w, &mut rm, kind, prev, multipv, tie);
+        let (best, alpha, beta) = iterate(&mut w, &mut rm, kind, prev, multipv);
         if w.stopped {
             break;
         }
@@ -73,18 +72,6 @@ pub fn run_worker(job: &Job, tx: &Sender<WorkerMsg>) -> Option<BestMove> {
         log::info!(target: "annex::parstats", "{} empties, {nodes} nodes: {}", empties, d.line(nodes));
     }
     Some(best_move(job, &rm, last, w.stopped, empties))
-}
-
-/// The tie sign of the root's side to move: under `tie second`, `+1` for
-/// White (who wins a tie), `-1` for Black; 0 under `tie draw`.
-fn root_tie(job: &Job) -> i32 {
-    match job.rules.tie {
-        Tie::Draw => 0,
-        Tie::Second => match job.position.side {
-            crate::board::Color::White => 1,
-            crate::board::Color::Black => -1,
-        },
-    }
 }
 
 /// The root moves (restricted to `searchmoves` when any of them is
@@ -195,7 +182,6 @@ fn iterate(
     kind: Kind,
     prev: i32,
     multipv: usize,
-    tie: i32,
 ) -> (i32, i32, i32) {
     let job = w.job;
     let cfg = &job.config;
@@ -222,7 +208,7 @@ fn iterate(
         Kind::Mid(_) => cfg.aspiration,
     };
     loop {
-        let v = root_search(w, rm, depth, alpha, beta, multipv, tie);
+        let v = root_search(w, rm, depth, alpha, beta, multipv);
         if w.stopped || kind == Kind::Solve(SolveMode::Wld) {
             return (v, alpha, beta);
         }
@@ -329,7 +315,6 @@ fn root_search(
     alpha: i32,
     beta: i32,
     multipv: usize,
-    tie: i32,
 ) -> i32 {
     for r in rm.iter_mut() {
         r.done = false;
@@ -337,17 +322,16 @@ fn root_search(
     let mut best = -INF;
     let mut cpv = Vec::new();
     let mut scores: Vec<i32> = Vec::new();
-    // The root splits like a PV node (`split_pv_min_empties`, `split_pv_depth`).
+    // The root splits like a PV node (`split_pv_min_empties`, `splits_pv`).
     let split = multipv == 1
-        && w.can_split()
         && if depth == 64 {
-            w.job.position.board.empties() >= w.cfg.split_pv_min_empties
+            w.can_split() && w.job.position.board.empties() >= w.cfg.split_pv_min_empties
         } else {
-            depth >= w.split_pv_depth()
+            w.splits_pv(depth)
         };
     for i in 0..rm.len() {
         if i == 1 && split {
-            return root_split(w, rm, depth, best.max(alpha), beta, best, tie);
+            return root_split(w, rm, depth, best.max(alpha), beta, best);
         }
         let c = rm[i].child;
         let a = if multipv > 1 {
@@ -361,11 +345,11 @@ fn root_search(
         };
         let mut v;
         if i == 0 || a == alpha && multipv > 1 && scores.len() < multipv {
-            v = w.child_value(&c, a, beta, depth, tie, 0, &mut cpv);
+            v = w.child_value(&c, a, beta, depth, 0, &mut cpv);
         } else {
-            v = w.child_value(&c, a, a + 1, depth, tie, 0, &mut cpv);
+            v = w.child_value(&c, a, a + 1, depth, 0, &mut cpv);
             if v > a && v < beta && !w.stopped {
-                v = w.child_value(&c, a, beta, depth, tie, 0, &mut cpv);
+                v = w.child_value(&c, a, beta, depth, 0, &mut cpv);
             } else {
                 cpv.clear();
             }
@@ -384,7 +368,7 @@ fn root_search(
         }
     }
     if multipv > 1 && alpha == -INF && beta == INF {
-        exact_lines(w, rm, depth, multipv, tie);
+        exact_lines(w, rm, depth, multipv);
     }
     best
 }
@@ -398,15 +382,14 @@ fn root_split(
     alpha: i32,
     beta: i32,
     mut best: i32,
-    tie: i32,
 ) -> i32 {
     let kids: Vec<Child> = rm.iter().map(|r| r.child).collect();
     w.pv_rest(
         &kids,
         alpha,
         beta,
-        |w, c, a| w.child_value(c, a, a + 1, depth, tie, 0, &mut Vec::new()),
-        |w, c, a, _, line| w.child_value(c, a, beta, depth, tie, 0, line),
+        |w, c, a| w.child_value(c, a, a + 1, depth, 0, &mut Vec::new()),
+        |w, c, a, _, line| w.child_value(c, a, beta, depth, 0, line),
         |i, v, a, line| {
             set_root(&mut rm[i], v, bound_of(v, a, beta), line);
             best = best.max(v);
@@ -439,7 +422,7 @@ fn set_root(r: &mut RootMove, v: i32, bound: Bound, cpv: &[Move]) {
 /// Multi-PV reports a value for each of the best `multipv` moves: one that
 /// is only a bound there (a null-window fail that ties the last line, or a
 /// re-search that fell back) is searched again with the full window.
-fn exact_lines(w: &mut Worker<'_>, rm: &mut [RootMove], depth: i32, multipv: usize, tie: i32) {
+fn exact_lines(w: &mut Worker<'_>, rm: &mut [RootMove], depth: i32, multipv: usize) {
     let mut cpv = Vec::new();
     loop {
         let mut order: Vec<usize> = (0..rm.len()).filter(|&i| rm[i].done).collect();
@@ -452,7 +435,7 @@ fn exact_lines(w: &mut Worker<'_>, rm: &mut [RootMove], depth: i32, multipv: usi
             return;
         };
         let c = rm[i].child;
-        let v = w.child_value(&c, -INF, INF, depth, tie, 0, &mut cpv);
+        let v = w.child_value(&c, -INF, INF, depth, 0, &mut cpv);
         if w.stopped {
             return;
         }
@@ -600,14 +583,14 @@ mod tests {
             }
             let mut job = Job::for_test(Config::default(), None);
             job.position.board = b;
-            let want = Worker::new(&job).pvs_end(&b, -INF, INF, 0, &mut Vec::new());
+            let want = Worker::new(&job).pvs_end(&b, -INF, INF, &mut Vec::new());
             at_max += usize::from(want.abs() == WIPEOUT);
             for prev in [WIPEOUT, -WIPEOUT] {
                 job.tt.clear();
                 let mut w = Worker::new(&job);
                 let mut rm = root_moves(&mut w).expect("a move");
                 let kind = Kind::Solve(SolveMode::Exact);
-                let (v, alpha, beta) = iterate(&mut w, &mut rm, kind, prev, 1, 0);
+                let (v, alpha, beta) = iterate(&mut w, &mut rm, kind, prev, 1);
                 assert_eq!(v, want, "{b:?} after {prev}");
                 assert!(alpha < v && v < beta, "{b:?}: {v} in ({alpha}, {beta})");
                 checked += 1;

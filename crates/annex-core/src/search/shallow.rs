@@ -19,11 +19,11 @@
 //!   on the squares listed once at 4 empties.
 //! - `last` (1 empty): whoever can play the square does; the board is full.
 
+use super::INF;
 use super::endgame::score_diff;
 use super::endorder::{odd_squares, single_squares};
 use super::lastflip::last_flip_count;
 use super::worker::Worker;
-use super::{INF, final_value};
 use crate::bitboard::{CORNERS, SQUARE_CLASSES};
 use crate::board::{Board, flips};
 
@@ -164,8 +164,8 @@ fn sort_network<const N: usize>(c: &mut [u32; N]) {
 impl Worker<'_> {
     /// Null-window exact search without table or move list, for
     /// 5..`tt_min_empties` empties. Returns 0 when stopped.
-    pub(crate) fn shallow(&mut self, b: &Board, alpha: i32, tie: i32) -> i32 {
-        self.shallow_node(b, alpha, tie, false)
+    pub(crate) fn shallow(&mut self, b: &Board, alpha: i32) -> i32 {
+        self.shallow_node(b, alpha, false)
     }
 
     /// `shallow`; `probed` when the parent has just probed this node's
@@ -173,7 +173,7 @@ impl Worker<'_> {
     /// store can have put this position there since: the positions
     /// searched in between have other empty squares).
     #[inline(always)]
-    fn shallow_node(&mut self, b: &Board, alpha: i32, tie: i32, probed: bool) -> i32 {
+    fn shallow_node(&mut self, b: &Board, alpha: i32, probed: bool) -> i32 {
         if self.tick() {
             return 0;
         }
@@ -190,12 +190,13 @@ impl Worker<'_> {
         if cached {
             let c = self.scache.as_ref().expect("a worker's cache");
             slot = c.slot(b);
-            if !probed && let Some(v) = c.probe(slot, b, tie, alpha) {
+            if !probed && let Some(v) = c.probe(slot, b, self.tie, alpha) {
                 return v;
             }
         }
-        let v = self.shallow_value(b, alpha, tie, n);
+        let v = self.shallow_value(b, alpha, n);
         if cached && !self.stopped {
+            let tie = self.tie;
             let c = self.scache.as_mut().expect("a worker's cache");
             c.store(slot, b, tie, alpha, v);
         }
@@ -204,11 +205,11 @@ impl Worker<'_> {
 
     /// `shallow` past its cutoffs and cache: the moves, or the pass.
     #[inline(always)]
-    fn shallow_value(&mut self, b: &Board, alpha: i32, tie: i32, n: u32) -> i32 {
+    fn shallow_value(&mut self, b: &Board, alpha: i32, n: u32) -> i32 {
         let best = if (self.cfg.shallow_sort_min_empties..=16).contains(&n) {
-            self.shallow_sorted(b, alpha, tie)
+            self.shallow_sorted(b, alpha)
         } else {
-            self.shallow_static(b, alpha, tie)
+            self.shallow_static(b, alpha)
         };
         if self.stopped {
             return 0;
@@ -218,41 +219,34 @@ impl Worker<'_> {
         }
         let passed = b.pass();
         if passed.legal_moves() == 0 {
-            return final_value(b, self.scoring, tie);
+            return self.final_value(b);
         }
-        -self.shallow(&passed, -alpha - 1, -tie)
+        -self.as_opponent(|w| w.shallow(&passed, -alpha - 1))
     }
 
     /// The child after square `s` (flips `f`), searched below `shallow`;
     /// `probed` as in `shallow_node`.
     #[inline]
-    fn shallow_child(
-        &mut self,
-        b: &Board,
-        (s, f): (usize, u64),
-        alpha: i32,
-        tie: i32,
-        probed: bool,
-    ) -> i32 {
+    fn shallow_child(&mut self, b: &Board, (s, f): (usize, u64), alpha: i32, probed: bool) -> i32 {
         let child = b.play_flips(s, f);
         if b.empties() <= 5 {
-            -self.solve_small(&child, -alpha - 1, -tie)
+            -self.as_opponent(|w| w.solve_small(&child, -alpha - 1))
         } else {
-            -self.shallow_node(&child, -alpha - 1, -tie, probed)
+            -self.as_opponent(|w| w.shallow_node(&child, -alpha - 1, probed))
         }
     }
 
     /// The moves of `shallow` in the static order; `-INF` when there are
     /// none, the first value above `alpha` or the best one.
-    fn shallow_static(&mut self, b: &Board, alpha: i32, tie: i32) -> i32 {
+    fn shallow_static(&mut self, b: &Board, alpha: i32) -> i32 {
         let empty = b.empty();
         // 5 empties unless the tunables say otherwise.
         if empty.count_ones() <= 5 {
             let (sq, n) = parity_network::<5>(empty);
-            self.shallow_listed(b, alpha, tie, sq[..n].iter().copied())
+            self.shallow_listed(b, alpha, sq[..n].iter().copied())
         } else {
             let (sq, n) = parity_order::<64>(empty);
-            self.shallow_listed(b, alpha, tie, sq[..n].iter().map(|&s| s as usize))
+            self.shallow_listed(b, alpha, sq[..n].iter().map(|&s| s as usize))
         }
     }
 
@@ -262,7 +256,6 @@ impl Worker<'_> {
         &mut self,
         b: &Board,
         alpha: i32,
-        tie: i32,
         squares: impl Iterator<Item = usize>,
     ) -> i32 {
         let mut best = -INF;
@@ -276,12 +269,12 @@ impl Worker<'_> {
             }
             if f == b.opponent {
                 // The game ends: the exact value, whatever the order says.
-                let v = -final_value(&b.play_flips(s, f), self.scoring, -tie);
+                let v = self.child_final_value(&b.play_flips(s, f));
                 if v > alpha {
                     return v;
                 }
             }
-            if let Some(v) = self.shallow_step(b, (s, f), alpha, tie, false, &mut best) {
+            if let Some(v) = self.shallow_step(b, (s, f), alpha, false, &mut best) {
                 return v;
             }
         }
@@ -297,11 +290,10 @@ impl Worker<'_> {
         b: &Board,
         mv: (usize, u64),
         alpha: i32,
-        tie: i32,
         probed: bool,
         best: &mut i32,
     ) -> Option<i32> {
-        let v = self.shallow_child(b, mv, alpha, tie, probed);
+        let v = self.shallow_child(b, mv, alpha, probed);
         if self.stopped {
             return Some(0);
         }
@@ -320,7 +312,7 @@ impl Worker<'_> {
     /// potential mobility of that order is left out here: it cost more time
     /// than its nodes saved (FFO #40-#48, 1 thread: 0.1% fewer nodes). At
     /// most 16 empties.
-    fn shallow_sorted(&mut self, b: &Board, alpha: i32, tie: i32) -> i32 {
+    fn shallow_sorted(&mut self, b: &Board, alpha: i32) -> i32 {
         let empty = b.empty();
         let odd = odd_squares(empty);
         let single = single_squares(empty);
@@ -329,7 +321,7 @@ impl Worker<'_> {
         let prefetch = (self.cfg.shallow_cache_min_empties + 1
             ..=self.cfg.shallow_cache_max_empties + 1)
             .contains(&n);
-        let etc = prefetch && self.cfg.shallow_cache_etc != 0;
+        let etc = prefetch && self.cfg.shallow_cache_etc;
         // The children first, their cache slots prefetched (with ETC), so
         // that the probes below do not wait on each slot in turn.
         let mut kids = [(0usize, 0u64, 0usize); 16];
@@ -358,7 +350,7 @@ impl Worker<'_> {
             let child = b.play_flips(s, f);
             if f == b.opponent {
                 // The game ends: the exact value, whatever the order says.
-                let v = -final_value(&child, self.scoring, -tie);
+                let v = self.child_final_value(&child);
                 if v > alpha {
                     return v;
                 }
@@ -368,7 +360,7 @@ impl Worker<'_> {
                 // Enhanced transposition cutoff: a child whose cached
                 // bound decides the window is not searched.
                 let c = self.scache.as_ref().expect("a worker's cache");
-                if let Some(v) = c.probe(slot, &child, -tie, -alpha - 1) {
+                if let Some(v) = c.probe(slot, &child, -self.tie, -alpha - 1) {
                     if -v > alpha {
                         return -v;
                     }
@@ -400,7 +392,7 @@ impl Worker<'_> {
             let i = (k & 15) as usize;
             keys[i] = u32::MAX;
             let (s, f, _) = kids[i];
-            if let Some(v) = self.shallow_step(b, (s, f), alpha, tie, etc, &mut best) {
+            if let Some(v) = self.shallow_step(b, (s, f), alpha, etc, &mut best) {
                 return v;
             }
         }
@@ -411,17 +403,17 @@ impl Worker<'_> {
     /// quadrant, then the other odd quadrants'), then by class as in
     /// `shallow_static`, no table; at 4 empties a
     /// stability cutoff first when `stability_min_empties` allows it.
-    pub(crate) fn solve_small(&mut self, b: &Board, alpha: i32, tie: i32) -> i32 {
+    pub(crate) fn solve_small(&mut self, b: &Board, alpha: i32) -> i32 {
         debug_assert!(b.empties() <= 4);
         let (sq, n) = parity_network::<4>(b.empty());
         match n {
             0 => {
                 self.local += 1;
-                final_value(b, self.scoring, tie)
+                self.final_value(b)
             }
-            1 => self.last(b, tie, sq[0]),
-            2 => self.solve2(b, alpha, tie, sq[0], sq[1], false),
-            3 => self.solve3(b, alpha, tie, [sq[0], sq[1], sq[2]], false),
+            1 => self.last(b, sq[0]),
+            2 => self.solve2(b, alpha, sq[0], sq[1], false),
+            3 => self.solve3(b, alpha, [sq[0], sq[1], sq[2]], false),
             _ => {
                 if self.cfg.stability_min_empties <= 4
                     && let Some(v) = self.stability_cut(b, alpha)
@@ -430,13 +422,13 @@ impl Worker<'_> {
                     self.local += 1;
                     return v;
                 }
-                self.solve4(b, alpha, tie, sq, false)
+                self.solve4(b, alpha, sq, false)
             }
         }
     }
 
     /// Four empties `s`, in order.
-    fn solve4(&mut self, b: &Board, alpha: i32, tie: i32, s: [usize; 4], passed: bool) -> i32 {
+    fn solve4(&mut self, b: &Board, alpha: i32, s: [usize; 4], passed: bool) -> i32 {
         self.local += 1;
         let mut best = -INF;
         for i in 0..4 {
@@ -454,7 +446,7 @@ impl Worker<'_> {
                 2 => [s[0], s[1], s[3]],
                 _ => [s[0], s[1], s[2]],
             };
-            let v = -self.solve3(&b.play_flips(x, f), -alpha - 1, -tie, rest, false);
+            let v = -self.as_opponent(|w| w.solve3(&b.play_flips(x, f), -alpha - 1, rest, false));
             if v > best {
                 best = v;
                 if v > alpha {
@@ -465,14 +457,14 @@ impl Worker<'_> {
         if best > -INF {
             best
         } else if passed {
-            final_value(b, self.scoring, tie)
+            self.final_value(b)
         } else {
-            -self.solve4(&b.pass(), -alpha - 1, -tie, s, true)
+            -self.as_opponent(|w| w.solve4(&b.pass(), -alpha - 1, s, true))
         }
     }
 
     /// Three empties `s`, in order.
-    fn solve3(&mut self, b: &Board, alpha: i32, tie: i32, s: [usize; 3], passed: bool) -> i32 {
+    fn solve3(&mut self, b: &Board, alpha: i32, s: [usize; 3], passed: bool) -> i32 {
         self.local += 1;
         let mut best = -INF;
         for i in 0..3 {
@@ -489,7 +481,7 @@ impl Worker<'_> {
                 1 => (s[0], s[2]),
                 _ => (s[0], s[1]),
             };
-            let v = -self.solve2(&b.play_flips(x, f), -alpha - 1, -tie, y, z, false);
+            let v = -self.as_opponent(|w| w.solve2(&b.play_flips(x, f), -alpha - 1, y, z, false));
             if v > best {
                 best = v;
                 if v > alpha {
@@ -500,20 +492,20 @@ impl Worker<'_> {
         if best > -INF {
             best
         } else if passed {
-            final_value(b, self.scoring, tie)
+            self.final_value(b)
         } else {
-            -self.solve3(&b.pass(), -alpha - 1, -tie, s, true)
+            -self.as_opponent(|w| w.solve3(&b.pass(), -alpha - 1, s, true))
         }
     }
 
     /// Two empties `x` and `y`.
-    fn solve2(&mut self, b: &Board, alpha: i32, tie: i32, x: usize, y: usize, passed: bool) -> i32 {
+    fn solve2(&mut self, b: &Board, alpha: i32, x: usize, y: usize, passed: bool) -> i32 {
         self.local += 1;
         let mut best = -INF;
         if NEIGHBOURS[x] & b.opponent != 0 {
             let f = flips(b.player, b.opponent, x);
             if f != 0 {
-                best = -self.last(&b.play_flips(x, f), -tie, y);
+                best = -self.as_opponent(|w| w.last(&b.play_flips(x, f), y));
                 if best > alpha {
                     return best;
                 }
@@ -522,32 +514,32 @@ impl Worker<'_> {
         if NEIGHBOURS[y] & b.opponent != 0 {
             let f = flips(b.player, b.opponent, y);
             if f != 0 {
-                return best.max(-self.last(&b.play_flips(y, f), -tie, x));
+                return best.max(-self.as_opponent(|w| w.last(&b.play_flips(y, f), x)));
             }
         }
         if best > -INF {
             best
         } else if passed {
-            final_value(b, self.scoring, tie)
+            self.final_value(b)
         } else {
-            -self.solve2(&b.pass(), -alpha - 1, -tie, x, y, true)
+            -self.as_opponent(|w| w.solve2(&b.pass(), -alpha - 1, x, y, true))
         }
     }
 
     /// One empty square `s`: whoever can play it does, then the board is full.
     #[inline]
-    fn last(&mut self, b: &Board, tie: i32, s: usize) -> i32 {
+    fn last(&mut self, b: &Board, s: usize) -> i32 {
         self.local += 1;
         let pc = b.player.count_ones() as i32;
         let f = last_flip_count(b.player, s) as i32;
         if f > 0 {
-            return score_diff(2 * pc + 2 * f - 62, tie);
+            return score_diff(2 * pc + 2 * f - 62, self.tie);
         }
         let f2 = last_flip_count(b.opponent, s) as i32;
         if f2 > 0 {
-            return score_diff(2 * pc - 2 * f2 - 64, tie);
+            return score_diff(2 * pc - 2 * f2 - 64, self.tie);
         }
-        final_value(b, self.scoring, tie)
+        self.final_value(b)
     }
 }
 

@@ -10,22 +10,15 @@
 //! window is the same in any order, but the cutoffs come sooner (FFO
 //! #49-#52 at 1 thread: 2.4% fewer nodes in all, counting the order's).
 
+use super::INF;
 use super::worker::{SORT_KILLER_DEPTHS, Worker};
-use super::{INF, final_value};
 use crate::bitboard::SQUARE_CLASSES;
 use crate::board::{Board, flips};
 
 impl Worker<'_> {
     /// The value of `b` for the side to move, `depth` plies deep on the
     /// static evaluation, within `(alpha, beta)` (fail-soft).
-    pub(crate) fn sort_value(
-        &mut self,
-        b: &Board,
-        alpha: i32,
-        beta: i32,
-        depth: i32,
-        tie: i32,
-    ) -> i32 {
+    pub(crate) fn sort_value(&mut self, b: &Board, alpha: i32, beta: i32, depth: i32) -> i32 {
         self.local += 1;
         if depth <= 0 {
             return self.eval(b);
@@ -34,9 +27,9 @@ impl Worker<'_> {
         if legal == 0 {
             let passed = b.pass();
             if passed.legal_moves() == 0 {
-                return final_value(b, self.scoring, tie);
+                return self.final_value(b);
             }
-            return -self.sort_value(&passed, -beta, -alpha, depth, -tie);
+            return -self.as_opponent(|w| w.sort_value(&passed, -beta, -alpha, depth));
         }
         let d = depth as usize;
         let killer = match self.sort_killer.get(d) {
@@ -53,7 +46,7 @@ impl Worker<'_> {
                 let s = l.trailing_zeros() as usize;
                 l &= l - 1;
                 let child = b.play_flips(s, flips(b.player, b.opponent, s));
-                let v = -self.sort_value(&child, -beta, -alpha, depth - 1, -tie);
+                let v = -self.as_opponent(|w| w.sort_value(&child, -beta, -alpha, depth - 1));
                 if v > best {
                     (best, best_sq) = (v, s as u8);
                     if v > alpha {
@@ -74,7 +67,7 @@ impl Worker<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Config, Job};
+    use super::super::{Config, Job, final_value};
     use super::*;
     use crate::position::Position;
     use crate::rules::RuleSet;
@@ -111,6 +104,7 @@ mod tests {
         let rules = RuleSet::default();
         let job = Job::for_test(Config::default(), None);
         let mut w = Worker::new(&job);
+        w.tie = 1;
         let mut rng = crate::rng::Rng::new(0x5eed_0f0d_d5a1);
         let mut checked = 0;
         for _ in 0..40 {
@@ -119,13 +113,13 @@ mod tests {
                 if ply % 7 == 3 && b.legal_moves() != 0 {
                     for depth in 0..5 {
                         let want = negamax(&w, &b, depth, 1);
-                        assert_eq!(w.sort_value(&b, -INF, INF, depth, 1), want);
+                        assert_eq!(w.sort_value(&b, -INF, INF, depth), want);
                         for a in [want - 3, want, want + 3] {
-                            let v = w.sort_value(&b, a, a + 1, depth, 1);
+                            let v = w.sort_value(&b, a, a + 1, depth);
                             assert_eq!(v > a, want > a, "null window at {a}");
                             assert!(if v > a { v <= want } else { v >= want });
                             // The endgame order's window: exact below `a`.
-                            let v = w.sort_value(&b, -INF, a, depth, 1);
+                            let v = w.sort_value(&b, -INF, a, depth);
                             assert!(if v < a { v == want } else { want >= v });
                         }
                         checked += 1;

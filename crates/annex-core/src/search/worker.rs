@@ -3,7 +3,7 @@
 
 use super::shallow_cache::{self, ShallowCache};
 use super::tt::Table;
-use super::{Config, Job, tt_key};
+use super::{Config, Job, final_value, tt_key};
 use crate::bitboard::SQUARE_CLASSES;
 use crate::board::Board;
 use crate::moves::{Move, MoveList, fast_path, play_unchecked};
@@ -47,6 +47,11 @@ pub(crate) struct Worker<'a> {
     /// searched (`parstats::NODES_WASTED`).
     pub sub_wasted: u64,
     pub stopped: bool,
+    /// What equal discs at the end are worth to the side to move of the
+    /// node being searched ([`Position::tie_sign`](crate::position::Position::tie_sign)):
+    /// the root's, turned over for the length of each search of a child
+    /// of the other side ([`Worker::as_opponent`]).
+    pub tie: i32,
     /// Cutoff flags of the split points above this task (parallel endgame).
     pub cuts: Vec<&'a AtomicBool>,
     /// Selective endgame pass: 0 for exact; else its level (1, 2, ...),
@@ -119,6 +124,7 @@ impl<'a> Worker<'a> {
             sub_nodes: 0,
             sub_wasted: 0,
             stopped: false,
+            tie: job.position.tie_sign(&job.rules),
             expect_all: false,
             sort_killer: [64; SORT_KILLER_DEPTHS],
             cuts: Vec::new(),
@@ -132,8 +138,8 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// The table key of `b` with the tie sign `tie` (see [`tt_key`]),
-    /// shifted into the table's first `tt_near_mb` MiB when `b` has at
+    /// The table key of `b`, a position of the node's side to move (see
+    /// [`tt_key`]), shifted into the table's first `tt_near_mb` MiB when `b` has at
     /// most `tt_near_empties` empties
     /// ([`Table::near_shift`](super::tt::Table::near_shift)): the many
     /// small entries of an exact solve then share a few MiB that stay
@@ -142,9 +148,20 @@ impl<'a> Worker<'a> {
     /// than the whole table. A shift keeps a key distinct within its
     /// region.
     #[inline]
-    pub fn key(&self, b: &Board, tie: i32) -> u64 {
-        let k = tt_key(b, tie);
-        let n = b.empties();
+    pub fn key(&self, b: &Board) -> u64 {
+        self.region_key(tt_key(b, self.tie), b.empties())
+    }
+
+    /// The table key of `child`, a position of the opponent's (as
+    /// [`Worker::key`] gives it while searching `child`).
+    #[inline]
+    pub fn child_key(&self, child: &Board) -> u64 {
+        self.region_key(tt_key(child, -self.tie), child.empties())
+    }
+
+    /// Key `k` of a position of `n` empties in the table region of `n`.
+    #[inline]
+    fn region_key(&self, k: u64, n: u32) -> u64 {
         if n <= self.cfg.tt_near_empties {
             k >> self.near_shift
         } else if n <= self.cfg.tt_mid_empties {
@@ -152,6 +169,30 @@ impl<'a> Worker<'a> {
         } else {
             k
         }
+    }
+
+    /// Runs `f` as the opponent of the node's side to move (the search of a
+    /// child after a move or a pass): the tie sign is turned over while it
+    /// runs.
+    #[inline(always)]
+    pub fn as_opponent<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        self.tie = -self.tie;
+        let r = f(self);
+        self.tie = -self.tie;
+        r
+    }
+
+    /// The value of the finished game at `b` for the node's side to move.
+    #[inline]
+    pub fn final_value(&self, b: &Board) -> i32 {
+        final_value(b, self.scoring, self.tie)
+    }
+
+    /// The value for the node's side to move of the finished game at
+    /// `child`, a position after its move.
+    #[inline]
+    pub fn child_final_value(&self, child: &Board) -> i32 {
+        -final_value(child, self.scoring, -self.tie)
     }
 
     /// Counts a node; returns whether the search must stop.
