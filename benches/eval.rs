@@ -7,7 +7,7 @@
 
 use annex::board::{Board, flips, legal_moves};
 use annex::eval::pattern::FeatureSet;
-use annex::eval::{EvalState, Evaluator, PatternEval, Weights};
+use annex::eval::{Evaluator, PatternEval, Weights};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -67,56 +67,6 @@ fn versus_scalar(name: &str, p: &PatternEval, pos: &[Board]) {
     );
 }
 
-/// The children of `parents`, each after its parent, with `true` on the
-/// parents.
-fn families(parents: &[Board]) -> Vec<(Board, bool)> {
-    let mut out = Vec::new();
-    for b in parents {
-        out.push((*b, true));
-        let mut m = legal_moves(b.player, b.opponent);
-        while m != 0 {
-            let sq = m.trailing_zeros() as usize;
-            m &= m - 1;
-            out.push((b.play_flips(sq, flips(b.player, b.opponent, sq)), false));
-        }
-    }
-    out
-}
-
-/// A search's static values: every child of a position evaluated, in
-/// full, against updated from the parent's state (the state made from
-/// the grandparent's, as the search does), alternated.
-fn versus_incremental(name: &str, p: &PatternEval, fam: &[(Board, bool)]) {
-    let children = fam.iter().filter(|f| !f.1).count();
-    let (mut full, mut inc) = (f64::MAX, f64::MAX);
-    let mut sums = (0i64, 0i64);
-    for _ in 0..5 {
-        let t = Instant::now();
-        for (b, parent) in fam {
-            if !parent {
-                sums.0 += p.evaluate(black_box(b)) as i64;
-            }
-        }
-        full = full.min(t.elapsed().as_secs_f64());
-        let t = Instant::now();
-        let mut state = EvalState::default();
-        for (b, parent) in fam {
-            if *parent {
-                state = p.state_from(&state, black_box(b));
-            } else {
-                sums.1 += p.evaluate_from(&state, black_box(b)) as i64;
-            }
-        }
-        inc = inc.min(t.elapsed().as_secs_f64());
-    }
-    assert_eq!(sums.0, sums.1, "the same values");
-    let (full, inc) = (full * 1e9 / children as f64, inc * 1e9 / children as f64);
-    println!(
-        "{name:28} children: full {full:6.1} ns/eval, from the parent {inc:6.1} ns ({:.2}x)",
-        full / inc
-    );
-}
-
 fn main() {
     let pos = positions(1_000_000);
     rate("simple", &Evaluator::Simple, &pos);
@@ -133,13 +83,4 @@ fn main() {
         let p = PatternEval::new(&Weights::zeros(set));
         versus_scalar(&format!("pattern {set:?} (zero weights)"), &p, &pos);
     }
-    // Consecutive positions of a game: each parent is the previous one's
-    // child, as along a search's path.
-    let fam = families(&pos[..100_000]);
-    versus_incremental("pattern (embedded)", &embedded, &fam);
-    let hot = families(&pos[..64]);
-    let hot: Vec<_> = hot.iter().cycle().take(fam.len()).copied().collect();
-    versus_incremental("pattern (embedded, 64 positions)", &embedded, &hot);
-    let x = PatternEval::new(&Weights::zeros(FeatureSet::Extended));
-    versus_incremental("pattern Extended (zero weights)", &x, &fam);
 }

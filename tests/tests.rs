@@ -16,7 +16,6 @@ mod protocol_nboard;
 mod solo;
 mod book;
 mod eval;
-mod eval_incremental;
 mod train_sources;
 mod matchplay;
 mod analyze;

@@ -74,15 +74,7 @@ pub struct Coefs {
     /// side to move on the set bits of `value` placed at squares
     /// `8 * row .. 8 * row + 8`, for every pattern instance (256 KB).
     by_row: Box<[[[u16; LANES]; 256]; 8]>,
-    /// `square → lanes`: the index contribution of one disc of the side
-    /// to move on the square, and zeros at 64 (the `trailing_zeros` of
-    /// no square), for the updates of [`super::incremental`] (8 KB).
-    by_square: Box<[[u16; LANES]; 65]>,
 }
-
-/// `V` vectors of 16 lanes: pattern indices, or the sum of the
-/// coefficients of one side's discs.
-pub type Lanes<const V: usize> = [[u16; 16]; V];
 
 /// The lane of raw feature `f` of a set with the extra patterns, if it is
 /// a pattern instance.
@@ -105,8 +97,8 @@ impl Coefs {
                 assert_eq!(LANE_OFFSETS[l], e, "lane {l}");
             }
         }
-        let mut by_square = Box::new([[0u16; LANES]; 65]);
-        for (sq, v) in by_square.iter_mut().enumerate().take(64) {
+        let mut by_square = Box::new([[0u16; LANES]; 64]);
+        for (sq, v) in by_square.iter_mut().enumerate() {
             let mut one = [0u32; MAX_FEATURES];
             raw_features(1u64 << sq, 0, set, &mut one);
             for (f, (&x, &e)) in one.iter().zip(&empty).enumerate().take(n) {
@@ -128,14 +120,14 @@ impl Coefs {
                 }
             }
         }
-        Coefs { by_row, by_square }
+        Coefs { by_row }
     }
 
     /// The pattern index of every lane for `p` (side to move) against `o`.
     /// `V` is the number of 16-lane vectors to compute (3 for the base
     /// instances, 4 with the extra ones).
     #[inline(always)]
-    pub fn indices<const V: usize>(&self, p: u64, o: u64) -> Lanes<V> {
+    pub fn indices<const V: usize>(&self, p: u64, o: u64) -> [[u16; 16]; V] {
         let mut a = [[0u16; 16]; V];
         let mut b = [[0u16; 16]; V];
         sum_rows::<V>(&self.by_row, p, &mut a);
@@ -147,66 +139,6 @@ impl Coefs {
         }
         a
     }
-
-    /// The sum of the coefficient vectors of the squares of `bits` (the
-    /// index contribution of discs of the side to move there), a row at
-    /// a time.
-    #[inline(always)]
-    pub fn side_sum<const V: usize>(&self, bits: u64) -> Lanes<V> {
-        let mut a = [[0u16; 16]; V];
-        sum_rows::<V>(&self.by_row, bits, &mut a);
-        a
-    }
-
-    /// Adds `k` times the coefficient vectors of the first `N` squares of
-    /// `bits` to `acc`, without a branch (a missing square adds the zeros
-    /// at 64); returns the squares left.
-    #[inline(always)]
-    pub fn add_first<const V: usize, const N: usize>(
-        &self,
-        acc: &mut Lanes<V>,
-        mut bits: u64,
-        k: u16,
-    ) -> u64 {
-        for _ in 0..N {
-            let c = &self.by_square[bits.trailing_zeros() as usize];
-            bits &= bits.wrapping_sub(1);
-            for v in 0..V {
-                for l in 0..16 {
-                    acc[v][l] = acc[v][l].wrapping_add(c[v * 16 + l].wrapping_mul(k));
-                }
-            }
-        }
-        bits
-    }
-
-    /// Adds `k` times the coefficient vector of each square of `bits` to
-    /// `acc` (wrapping: `k` may stand for a negative multiple), a square
-    /// at a time: an update touches a few squares.
-    #[inline(always)]
-    pub fn add_squares<const V: usize>(&self, acc: &mut Lanes<V>, mut bits: u64, k: u16) {
-        while bits != 0 {
-            let c = &self.by_square[bits.trailing_zeros() as usize];
-            bits &= bits - 1;
-            for v in 0..V {
-                for l in 0..16 {
-                    acc[v][l] = acc[v][l].wrapping_add(c[v * 16 + l].wrapping_mul(k));
-                }
-            }
-        }
-    }
-}
-
-/// The pattern indices from the two sides' sums: `p + 2 o`.
-#[inline(always)]
-pub fn combine<const V: usize>(p: &Lanes<V>, o: &Lanes<V>) -> Lanes<V> {
-    let mut a = *p;
-    for v in 0..V {
-        for l in 0..16 {
-            a[v][l] = a[v][l].wrapping_add(o[v][l].wrapping_mul(2));
-        }
-    }
-    a
 }
 
 /// Adds the coefficient vectors of the squares of `bits` into `acc`, a

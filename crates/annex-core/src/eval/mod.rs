@@ -17,13 +17,11 @@
 //! ```
 
 mod coefs;
-mod incremental;
 pub mod pattern;
 mod pattern_eval;
 mod simple;
 pub mod weights;
 
-pub use incremental::{EvalState, MAX_CHANGED};
 pub use pattern_eval::PatternEval;
 pub use simple::SimpleEval;
 pub use weights::{Weights, WeightsError};

@@ -3,7 +3,7 @@
 
 use super::EvalError;
 use super::MAX_EVAL;
-use super::coefs::{ALL_LANES, BASE_LANES, Coefs, LANE_OFFSETS, Lanes, SPAN_ALL, SPAN_BASE};
+use super::coefs::{ALL_LANES, BASE_LANES, Coefs, LANE_OFFSETS, SPAN_ALL, SPAN_BASE};
 use super::pattern::{
     EMPTIES_OFFSET, EMPTIES_SIZE, FeatureSet, MOBILITY_OFFSET, MOBILITY_SIZE, POTENTIAL_OFFSET,
     POTENTIAL_SIZE, canon, for_each_feature, potential_mobility, stage_of_n,
@@ -29,7 +29,7 @@ pub struct PatternEval {
     /// `stages × raw_size` weights in 1/SCALE disc.
     table: Vec<i16>,
     /// Per-square coefficients of the pattern indices.
-    pub(super) coefs: Coefs,
+    coefs: Coefs,
 }
 
 impl fmt::Debug for PatternEval {
@@ -105,31 +105,14 @@ impl PatternEval {
     /// of the side to move (it saves their computation).
     #[inline]
     pub fn evaluate_with_moves(&self, board: &Board, moves: u64) -> i32 {
-        let (p, o) = (board.player, board.opponent);
-        if self.set.extra() {
-            let idx = self.coefs.indices::<4>(p, o);
-            self.value_of::<4, ALL_LANES, SPAN_ALL>(board, moves, &idx)
-        } else {
-            let idx = self.coefs.indices::<3>(p, o);
-            self.value_of::<3, BASE_LANES, SPAN_BASE>(board, moves, &idx)
-        }
-    }
-
-    /// The score of `board`, whose side to move has the legal moves
-    /// `moves` and whose pattern indices are `idx` (`V` vectors of which
-    /// the first `L` lanes are instances, read through windows of `N`
-    /// weights).
-    #[inline(always)]
-    pub(super) fn value_of<const V: usize, const L: usize, const N: usize>(
-        &self,
-        board: &Board,
-        moves: u64,
-        idx: &Lanes<V>,
-    ) -> i32 {
         let base = self.stage_base[board.empties() as usize] as usize;
         let w = &self.table[base..base + self.raw_size];
         let (p, o) = (board.player, board.opponent);
-        let mut s = self.pattern_sum::<V, L, N>(base, idx);
+        let mut s = if self.set.extra() {
+            self.pattern_sum::<4, ALL_LANES, SPAN_ALL>(base, p, o)
+        } else {
+            self.pattern_sum::<3, BASE_LANES, SPAN_BASE>(base, p, o)
+        };
         // The scalar groups as in `for_each_feature` (sharing that code
         // through a closure measured 2-3% slower searches).
         let empties = (!(p | o)).count_ones().min(EMPTIES_SIZE as u32 - 1);
@@ -155,14 +138,16 @@ impl PatternEval {
     fn pattern_sum<const V: usize, const L: usize, const N: usize>(
         &self,
         base: usize,
-        idx: &Lanes<V>,
+        p: u64,
+        o: u64,
     ) -> i32 {
+        let idx = self.coefs.indices::<V>(p, o);
         const { assert!(window_holds_every_index(L, N)) };
         #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
         {
             // Safety: AVX2 is enabled at compile time (the cfg), and the
             // table holds a weight past the window (the padding of `new`).
-            unsafe { gather_sum::<V, L>(self.table[base..base + N + 1].as_ptr(), idx) }
+            unsafe { gather_sum::<V, L>(self.table[base..base + N + 1].as_ptr(), &idx) }
         }
         #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
         {
