@@ -53,7 +53,7 @@ pub enum EvalError {
     Weights(#[from] WeightsError),
     /// The embedded weights are unreadable (a test rules that out).
     #[error("embedded weights: {0}")]
-    Embedded(String),
+    Embedded(std::sync::Arc<WeightsError>),
 }
 
 impl Default for Evaluator {

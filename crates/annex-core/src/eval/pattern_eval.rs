@@ -80,11 +80,11 @@ impl PatternEval {
     /// # Errors
     /// The embedded weights are unreadable (a test rules that out).
     pub fn embedded() -> Result<Arc<PatternEval>, EvalError> {
-        static E: OnceLock<Result<Arc<PatternEval>, String>> = OnceLock::new();
+        static E: OnceLock<Result<Arc<PatternEval>, Arc<WeightsError>>> = OnceLock::new();
         E.get_or_init(|| {
             Weights::from_bytes(EMBEDDED)
                 .map(|w| Arc::new(PatternEval::new(&w)))
-                .map_err(|e| e.to_string())
+                .map_err(Arc::new)
         })
         .clone()
         .map_err(EvalError::Embedded)
