@@ -116,22 +116,11 @@ impl Solver {
         if bm.best.is_pass() && b.legal_moves() == 0 {
             let pass = b.pass();
             if pass.legal_moves() == 0 {
-                return final_diff(b);
+                return b.final_score(crate::rules::Scoring::Wof);
             }
             return -self.solve(&pass);
         }
         bm.score
-    }
-}
-
-fn final_diff(b: &Board) -> i32 {
-    let p = b.player.count_ones() as i32;
-    let o = b.opponent.count_ones() as i32;
-    let e = 64 - p - o;
-    match p.cmp(&o) {
-        std::cmp::Ordering::Greater => p - o + e,
-        std::cmp::Ordering::Less => p - o - e,
-        std::cmp::Ordering::Equal => 0,
     }
 }
 
