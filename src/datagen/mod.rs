@@ -24,8 +24,11 @@
 //! discs).
 
 pub mod cli;
+pub mod corpus;
+pub mod disjoint;
 pub mod format;
 pub mod merge;
+pub mod openings;
 pub mod output;
 pub mod run;
 
@@ -52,6 +55,10 @@ pub enum Budget {
 pub enum Openings {
     /// The start position (random moves make the variety).
     Start,
+    /// The start position and then a number of uniformly random moves
+    /// drawn for each game from a range ([`openings`]); the settings'
+    /// `random_moves` is not used. No match opening list is involved.
+    Random(openings::RandomRange),
     /// Lines to draw from (an XOT list, or any openings file): each the
     /// positions of the line, its start first (passes left out).
     List(Vec<Vec<Position>>),
@@ -147,14 +154,19 @@ pub fn start_of_game(
     g: u64,
 ) -> (Vec<Position>, Position) {
     let mut rng = game_rng(settings.seed, g);
+    let mut random_moves = settings.random_moves;
     let mut before = match openings {
         Openings::List(v) if !v.is_empty() => v[rng.index(v.len())].clone(),
+        Openings::Random(range) => {
+            random_moves = range.draw(&mut rng);
+            vec![Position::start(&Default::default())]
+        }
         _ => vec![Position::start(&Default::default())],
     };
     let mut pos = before.pop().expect("a line has a position");
     before.retain(|p| p.board.legal_moves() != 0);
     let mut played = 0;
-    while played < settings.random_moves && !pos.board.is_game_over() {
+    while played < random_moves && !pos.board.is_game_over() {
         let moves = pos.board.legal_moves();
         if moves == 0 {
             pos = advance(pos, None);
