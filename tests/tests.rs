@@ -37,3 +37,4 @@ mod serve_hostile;
 mod protocol_edges;
 mod data_folder;
 mod readme_examples;
+mod datagen_corpus;
