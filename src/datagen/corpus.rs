@@ -129,7 +129,7 @@ fn next_position(a: &Board, sq: usize) -> Board {
 /// Whether the side to move changes from `a` to the position after `sq`.
 fn side_changes(a: &Board, sq: usize) -> bool {
     let b = a.play_square(sq);
-    !(b.legal_moves() == 0 && !b.is_game_over())
+    b.legal_moves() != 0 || b.is_game_over()
 }
 
 /// Appends the entry of game `game` (its records, in order) to `out`.
@@ -347,8 +347,9 @@ pub fn decode(bytes: &[u8]) -> Result<(Header, Vec<Record>), CorpusError> {
     if h.first > h.end || h.end > h.run_games || h.end > 1 << 32 {
         return Err(CorpusError::Header);
     }
-    // Every game takes at least a byte: a bound before any allocation.
-    if h.games() > body.len() as u64 || h.positions > 60 * h.games() {
+    // Every game takes at least a byte and every position too: a bound
+    // before any allocation (the records take at most 24 times the bytes).
+    if h.games() > body.len() as u64 || h.positions > body.len() as u64 {
         return Err(CorpusError::Header);
     }
     if fnv(body) != u64_at(56) {

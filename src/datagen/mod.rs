@@ -2,12 +2,16 @@
 //! from varied openings, every position labelled with the result of good
 //! play from it. The file format is in [`format`](mod@format); the command line in
 //! [`cli`]; the parallel, ordered writer in [`run`]; the output file
-//! (lock, resume, completeness marker) in [`output`].
+//! (lock, resume, completeness marker) in [`output`]; the game corpus
+//! (whole games, a few bytes a position, for committing) in [`corpus`];
+//! the openings no match uses in [`openings`], and the check that a data
+//! set holds no match-opening position in [`disjoint`].
 //!
 //! Game `g` of a run is a pure function of the seed, `g` and the
 //! [`Settings`]: a generator seeded from `(seed, g)` picks the opening (a
 //! line of the openings list, or the start position) and then plays
-//! `random_moves` uniformly random moves; from there a one-thread engine
+//! `random_moves` uniformly random moves (with [`Openings::Random`], a
+//! count drawn from its range); from there a one-thread engine
 //! with a table cleared for the game plays every move at a fixed depth or
 //! node budget, and exactly (an exact solve, the best move played) from
 //! `solve_empties` empties on. The positions from the first engine move on
