@@ -51,7 +51,7 @@ fn run(dir: &Path, name: &str, games: &str, args: &[&str]) -> (PathBuf, PathBuf)
     ];
     all.extend_from_slice(args);
     let out = ok(&all);
-    assert!(out.contains("datagen corpus: games 0.."), "{out}");
+    assert!(out.contains("datagen corpus: games "), "{out}");
     (adg, agc)
 }
 
@@ -110,15 +110,23 @@ fn datagen_corpus_trains_on_the_samples_of_its_records() {
     let wc = train(&config(vec![agc.clone()])).unwrap().weights.data;
     assert!(wa.iter().any(|&w| w != 0));
     assert!(wa == wc, "training on the corpus gave other weights");
-    // The corpus of a finished run is written again on request, the same.
+    // The corpus of a finished run is written again on request, the same;
+    // so is the corpus of its shards (in any order), and shards that do not
+    // follow each other are refused.
     let again = dir.join("again.agc");
-    ok(&[
-        "corpus",
-        adg.to_str().unwrap(),
-        "-o",
-        again.to_str().unwrap(),
-    ]);
+    let a = again.to_str().unwrap();
+    ok(&["corpus", adg.to_str().unwrap(), "-o", a]);
     assert_eq!(std::fs::read(&again).unwrap(), std::fs::read(&agc).unwrap());
+    let shard = |i: &str| {
+        let args = ["--openings", "random", "--seed", "4", "--shard", i];
+        run(&dir, &format!("s{}", &i[..1]), "12", &args).0
+    };
+    let (s0, s1) = (shard("0/2"), shard("1/2"));
+    let (s0, s1) = (s0.to_str().unwrap(), s1.to_str().unwrap());
+    ok(&["corpus", s1, s0, "-o", a]);
+    assert_eq!(std::fs::read(&again).unwrap(), std::fs::read(&agc).unwrap());
+    let o = annex(&["corpus", s0, s0, "-o", a]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("do not follow"));
 }
 
 #[test]

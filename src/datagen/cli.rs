@@ -47,8 +47,10 @@ pub struct CorpusArgs {
     /// The corpus file (written whole or not at all).
     #[arg(long, short)]
     pub out: PathBuf,
-    /// A complete data file (merge the shards of a run first).
-    pub input: PathBuf,
+    /// Complete data files: one, or shards of one run that follow each
+    /// other (the corpus covers their games).
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
 }
 
 /// Arguments of `annex datagen overlap`.
@@ -194,7 +196,7 @@ fn load_openings(a: &RunArgs) -> ToolResult<Openings> {
 pub fn run_cli(a: &DatagenArgs) -> ToolResult {
     match &a.command {
         Some(DatagenCommand::Merge(m)) => return merge_cli(m),
-        Some(DatagenCommand::Corpus(c)) => return corpus_cli(&c.input, &c.out),
+        Some(DatagenCommand::Corpus(c)) => return corpus_cli(&c.inputs, &c.out),
         Some(DatagenCommand::Overlap(o)) => return overlap_cli(o),
         None => {}
     }
@@ -250,7 +252,7 @@ pub fn run_cli(a: &DatagenArgs) -> ToolResult {
         return r
             .corpus
             .as_ref()
-            .map_or(Ok(()), |c| corpus_cli(out_path, c));
+            .map_or(Ok(()), |c| corpus_cli(std::slice::from_ref(out_path), c));
     }
     if output.next_game > range.start {
         eprintln!(
@@ -292,12 +294,12 @@ pub fn run_cli(a: &DatagenArgs) -> ToolResult {
     drop(stdout);
     r.corpus
         .as_ref()
-        .map_or(Ok(()), |c| corpus_cli(out_path, c))
+        .map_or(Ok(()), |c| corpus_cli(std::slice::from_ref(out_path), c))
 }
 
 /// Writes the corpus of the data file `input` to `out`.
-fn corpus_cli(input: &Path, out: &Path) -> ToolResult {
-    let (h, bytes) = super::corpus::convert(input, out)?;
+fn corpus_cli(inputs: &[PathBuf], out: &Path) -> ToolResult {
+    let (h, bytes) = super::corpus::convert(inputs, out)?;
     writeln!(
         std::io::stdout().lock(),
         "datagen corpus: games {}..{} of {}, {} positions, {bytes} bytes ({:.1} a game) to {}",

@@ -398,19 +398,52 @@ pub fn file_is_corpus(path: &Path) -> bool {
         .is_ok_and(|n| n == 8 && is_corpus(&head))
 }
 
-/// Writes the corpus of a complete data file `input` to `out` (whole or
-/// not at all); returns the corpus's header and size in bytes.
+/// Writes the corpus of complete data files `inputs` to `out` (whole or
+/// not at all): one file, or shards of one run that follow each other
+/// (in any order on the command line); the corpus covers their games.
+/// Returns the corpus's header and size in bytes.
 ///
 /// # Errors
-/// The input cannot be read or is incomplete, a game cannot be held, or
-/// the output cannot be written.
-pub fn convert(input: &Path, out: &Path) -> Result<(Header, u64), String> {
-    let mut reader = super::format::Reader::open(input, false).map_err(|e| e.to_string())?;
-    let header = reader
-        .header()
-        .ok_or_else(|| format!("{}: no header", input.display()))?;
-    let records = reader.read_all().map_err(|e| e.to_string())?;
-    let bytes = encode(&header, &records).map_err(|e| format!("{}: {e}", input.display()))?;
+/// An input cannot be read or is incomplete, the inputs are not adjacent
+/// shards of one run, a game cannot be held, or the output cannot be
+/// written.
+pub fn convert(inputs: &[std::path::PathBuf], out: &Path) -> Result<(Header, u64), String> {
+    let mut parts = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        let mut reader = super::format::Reader::open(input, false).map_err(|e| e.to_string())?;
+        let header = reader
+            .header()
+            .ok_or_else(|| format!("{}: no header", input.display()))?;
+        parts.push((header, input, reader.read_all().map_err(|e| e.to_string())?));
+    }
+    parts.sort_by_key(|(h, _, _)| h.first);
+    let (first, name) = match parts.first() {
+        Some((h, path, _)) => (*h, path.display().to_string()),
+        None => return Err("no input files".into()),
+    };
+    let mut header = Header {
+        positions: 0,
+        ..first
+    };
+    let mut records = Vec::new();
+    for (h, path, recs) in parts {
+        if (h.fingerprint, h.run_games) != (first.fingerprint, first.run_games) {
+            return Err(format!("{}: another run than {name}", path.display()));
+        }
+        if h.first != header.end && !records.is_empty() {
+            return Err(format!(
+                "{}: games {}..{} do not follow games ..{}",
+                path.display(),
+                h.first,
+                h.end,
+                header.end
+            ));
+        }
+        header.end = h.end;
+        records.extend(recs);
+    }
+    header.positions = records.len() as u64;
+    let bytes = encode(&header, &records).map_err(|e| format!("{name}: {e}"))?;
     crate::fileio::write_bytes_atomic(out, &bytes)
         .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     Ok((header, bytes.len() as u64))
