@@ -39,3 +39,4 @@ mod protocol_options;
 mod data_folder;
 mod readme_examples;
 mod tool_errors;
+mod datagen_corpus;

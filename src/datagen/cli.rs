@@ -3,16 +3,14 @@
 //! whole run (byte for byte what one unsharded run writes).
 
 use super::format::Header;
+use super::openings::{self, RandomRange};
 use super::output::{Output, fingerprint};
 use super::run::{run, shard_range};
 use super::{Budget, DatagenError, Openings, Settings};
 use crate::cli::{ToolError, ToolResult, args};
 use crate::eval::Evaluator;
-use crate::matchplay::MatchError;
-use crate::matchplay::openings::parse_openings;
-use crate::rules::RuleSet;
 use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 pub use super::merge::merge;
@@ -34,6 +32,40 @@ pub struct DatagenArgs {
 pub enum DatagenCommand {
     /// Join the shard files of one run (in any order) into one file.
     Merge(MergeArgs),
+    /// Write the game corpus (`.agc`: move lists with labels, a few bytes
+    /// a position) of a complete data file.
+    Corpus(CorpusArgs),
+    /// Check that data files (`.adg` or `.agc`) hold no position of the
+    /// match openings (both XOT lists, under the 8 symmetries); fails when
+    /// one does.
+    Overlap(OverlapArgs),
+}
+
+/// Arguments of `annex datagen corpus`.
+#[derive(clap::Args, Debug)]
+pub struct CorpusArgs {
+    /// The corpus file (written whole or not at all).
+    #[arg(long, short)]
+    pub out: PathBuf,
+    /// Complete data files: one, or shards of one run that follow each
+    /// other (the corpus covers their games).
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+}
+
+/// Arguments of `annex datagen overlap`.
+#[derive(clap::Args, Debug)]
+pub struct OverlapArgs {
+    /// Data folder (holds openings/xot/; default `$ANNEX_DATA`, else the
+    /// repository's `data`).
+    #[arg(long, default_value_os_t = crate::datadir::default_dir())]
+    pub data: PathBuf,
+    /// Read incomplete data files too.
+    #[arg(long)]
+    pub allow_partial: bool,
+    /// Data files or corpora.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
 }
 
 /// Arguments of `annex datagen merge`.
@@ -78,15 +110,18 @@ pub struct RunArgs {
     /// Solve exactly (and play perfectly) from this many empties on (0 = never; 0-60).
     #[arg(long, default_value_t = 20, value_parser = args::depth_or_off())]
     pub solve_empties: u32,
-    /// Openings: `xot` (the XOT list in the data folder), `random` (the
-    /// start position; the random moves make the variety) or a file of
-    /// openings (transcripts or board strings, as for `annex match`).
+    /// Openings: `xot` (the XOT list in the data folder, which the
+    /// matches use too), `random` (the start position and a number of
+    /// random moves drawn for each game from `--random-moves`; no match
+    /// uses these openings) or a file of openings (transcripts or board
+    /// strings, as for `annex match`).
     #[arg(long, default_value = "xot")]
     pub openings: String,
-    /// Uniformly random moves after the opening (default: 2, or 10 with
-    /// `--openings random`; at most 60).
-    #[arg(long, value_parser = args::depth_or_off())]
-    pub random_moves: Option<u32>,
+    /// Uniformly random moves after the opening: `N`, or with `--openings
+    /// random` also a range `MIN-MAX` drawn from for each game (default:
+    /// 2, or 10-30 with `--openings random`; at most 60).
+    #[arg(long)]
+    pub random_moves: Option<String>,
     /// Record the positions of the opening and of the random moves too
     /// (no search score; labelled with the game's result).
     #[arg(long)]
@@ -104,6 +139,10 @@ pub struct RunArgs {
     /// repository's `data`).
     #[arg(long, default_value_os_t = crate::datadir::default_dir())]
     pub data: PathBuf,
+    /// Also write the run's game corpus (`.agc`) to this file once the run
+    /// is complete (see `annex datagen corpus`).
+    #[arg(long)]
+    pub corpus: Option<PathBuf>,
     /// Seconds between progress lines on stderr (0 = none).
     #[arg(long, default_value_t = 5)]
     pub progress: u64,
@@ -146,25 +185,21 @@ fn parse_shard(s: &str) -> Result<(u64, u64), ShardError> {
 /// Why `annex datagen` could not start or stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum DatagenCliError {
-    /// The openings file cannot be read.
-    #[error("cannot read the openings {}: {source}", path.display())]
-    ReadOpenings {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// A line of the openings file that is no opening.
-    #[error("{}: {source}", path.display())]
-    Openings {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        source: MatchError,
-    },
-    /// An openings file without an opening.
-    #[error("{}: no openings", .0.display())]
-    NoOpenings(PathBuf),
+    /// An openings file that gives no openings.
+    #[error(transparent)]
+    Openings(#[from] openings::OpeningsError),
+    /// A bad `--random-moves`.
+    #[error(transparent)]
+    RandomMoves(#[from] openings::RangeError),
+    /// Data files that cannot become a corpus.
+    #[error(transparent)]
+    Corpus(#[from] super::corpus::ConvertError),
+    /// A data file that cannot be read.
+    #[error(transparent)]
+    Read(#[from] super::format::FormatError),
+    /// `annex datagen overlap`: data that holds match-opening positions.
+    #[error("{0} training positions are match-opening positions")]
+    Overlap(u64),
     /// Self-play stopped (the message names the output file).
     #[error("{}: {source}", path.display())]
     Run {
@@ -178,42 +213,34 @@ pub enum DatagenCliError {
 /// The XOT list under the data folder.
 const XOT: &str = "openings/xot/openingslarge.txt";
 
+/// A `--random-moves` count outside `--openings random` (no range).
+fn fixed_random_moves(s: &str) -> Result<u32, DatagenCliError> {
+    let r = RandomRange::parse(s)?;
+    if r.min != r.max {
+        return Err(openings::RangeError::NotFixed(s.to_string()).into());
+    }
+    Ok(r.min)
+}
+
 /// Reads the openings named by `--openings`.
 fn load_openings(a: &RunArgs) -> ToolResult<Openings> {
     let path = match a.openings.as_str() {
-        "random" => return Ok(Openings::Start),
+        "random" => {
+            let range = match &a.random_moves {
+                Some(r) => RandomRange::parse(r).map_err(DatagenCliError::from)?,
+                None => openings::DEFAULT,
+            };
+            return Ok(Openings::Random(range));
+        }
         "xot" => {
             crate::datadir::check(&a.data, &[XOT])?;
             a.data.join(XOT)
         }
         p => PathBuf::from(p),
     };
-    let text = match crate::fileio::read_string_bounded(&path, crate::fileio::MAX_TEXT_BYTES) {
-        Ok(t) => t,
-        Err(source) => return Err(DatagenCliError::ReadOpenings { path, source }.into()),
-    };
-    let rules = RuleSet::default();
-    let list = match parse_openings(&text, &rules) {
-        Ok(l) => l,
-        Err(source) => return Err(DatagenCliError::Openings { path, source }.into()),
-    }
-    .into_iter()
-    .map(|o| {
-        let mut line = vec![o.start];
-        for m in &o.moves {
-            let p = line[line.len() - 1].play_unchecked(&rules, *m);
-            if m.is_pass() {
-                line.pop();
-            }
-            line.push(p);
-        }
-        line
-    })
-    .collect::<Vec<_>>();
-    if list.is_empty() {
-        return Err(DatagenCliError::NoOpenings(path).into());
-    }
-    Ok(Openings::List(list))
+    Ok(Openings::List(
+        openings::read_lines(&path).map_err(DatagenCliError::from)?,
+    ))
 }
 
 /// Runs `annex datagen` (or its `merge`).
@@ -221,8 +248,11 @@ fn load_openings(a: &RunArgs) -> ToolResult<Openings> {
 /// # Errors
 /// Bad arguments or files, or a failed write.
 pub fn run_cli(a: &DatagenArgs) -> ToolResult {
-    if let Some(DatagenCommand::Merge(m)) = &a.command {
-        return merge_cli(m);
+    match &a.command {
+        Some(DatagenCommand::Merge(m)) => return merge_cli(m),
+        Some(DatagenCommand::Corpus(c)) => return corpus_cli(&c.inputs, &c.out),
+        Some(DatagenCommand::Overlap(o)) => return overlap_cli(o),
+        None => {}
     }
     let r = &a.run;
     let (Some(games), Some(out_path)) = (r.games, r.out.as_ref()) else {
@@ -233,10 +263,13 @@ pub fn run_cli(a: &DatagenArgs) -> ToolResult {
         seed: r.seed,
         budget: r.nodes.map_or(Budget::Depth(r.depth), Budget::Nodes),
         solve_empties: r.solve_empties,
-        random_moves: r.random_moves.unwrap_or(match openings {
-            Openings::Start => 10,
-            Openings::List(_) => 2,
-        }),
+        random_moves: match &openings {
+            Openings::Random(range) => range.min,
+            _ => match &r.random_moves {
+                Some(n) => fixed_random_moves(n)?,
+                None => 2,
+            },
+        },
         hash_mb: r.hash,
         keep_opening: r.keep_opening,
         evaluator: Evaluator::from_file(&r.eval)?,
@@ -260,7 +293,11 @@ pub fn run_cli(a: &DatagenArgs) -> ToolResult {
             "datagen: {name} already holds games {}..{} of {games}, complete: {} games, {} positions ({} solved)",
             range.start, range.end, done.games, done.positions, done.solved
         )?;
-        return Ok(());
+        drop(output);
+        return r
+            .corpus
+            .as_ref()
+            .map_or(Ok(()), |c| corpus_cli(std::slice::from_ref(out_path), c));
     }
     if output.next_game > range.start {
         eprintln!(
@@ -305,6 +342,53 @@ pub fn run_cli(a: &DatagenArgs) -> ToolResult {
         done.solved + sum.solved,
         t.elapsed().as_secs_f64()
     )?;
+    drop(stdout);
+    r.corpus
+        .as_ref()
+        .map_or(Ok(()), |c| corpus_cli(std::slice::from_ref(out_path), c))
+}
+
+/// Writes the corpus of the data file `input` to `out`.
+fn corpus_cli(inputs: &[PathBuf], out: &Path) -> ToolResult {
+    let (h, bytes) = super::corpus::convert(inputs, out).map_err(DatagenCliError::from)?;
+    writeln!(
+        std::io::stdout().lock(),
+        "datagen corpus: games {}..{} of {}, {} positions, {bytes} bytes ({:.1} a game) to {}",
+        h.first,
+        h.end,
+        h.run_games,
+        h.positions,
+        bytes as f64 / h.games().max(1) as f64,
+        out.display()
+    )?;
+    Ok(())
+}
+
+/// Runs `annex datagen overlap`.
+fn overlap_cli(o: &OverlapArgs) -> ToolResult {
+    let files = super::disjoint::XOT_FILES;
+    crate::datadir::check(&o.data, &files)?;
+    let m = super::disjoint::MatchPositions::xot(&o.data).map_err(DatagenCliError::from)?;
+    let mut stdout = std::io::stdout().lock();
+    let mut shared = 0;
+    for f in &o.inputs {
+        let recs =
+            super::format::read_file_with(f, o.allow_partial).map_err(DatagenCliError::from)?;
+        let v = m.overlap(&recs);
+        shared += v.shared;
+        writeln!(
+            stdout,
+            "datagen overlap: {}: {} positions; {} are positions of the match openings ({} lines, 8 symmetries), in {} games",
+            f.display(),
+            v.positions,
+            v.shared,
+            m.lines,
+            v.games
+        )?;
+    }
+    if shared > 0 {
+        return Err(DatagenCliError::Overlap(shared).into());
+    }
     Ok(())
 }
 

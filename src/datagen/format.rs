@@ -346,6 +346,15 @@ pub enum FormatError {
         #[source]
         why: DataError,
     },
+    /// Not a valid game corpus ([`super::corpus`]).
+    #[error("{path}: {why}")]
+    Corpus {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        #[source]
+        why: super::corpus::CorpusError,
+    },
 }
 
 /// Writes a header.
@@ -613,11 +622,16 @@ pub fn read_file(path: &Path) -> Result<Vec<Record>, FormatError> {
 }
 
 /// Reads a whole data file; with `allow_partial` an incomplete or
-/// version 1 file too (without its torn last record, if any).
+/// version 1 file too (without its torn last record, if any). A game
+/// corpus ([`super::corpus`], always complete) reads as the records of
+/// the data file it was made from.
 ///
 /// # Errors
 /// As [`read_file`], an incomplete file only without `allow_partial`.
 pub fn read_file_with(path: &Path, allow_partial: bool) -> Result<Vec<Record>, FormatError> {
+    if super::corpus::file_is_corpus(path) {
+        return super::corpus::read_file(path).map(|(_, recs)| recs);
+    }
     Reader::open(path, allow_partial)?.read_all()
 }
 

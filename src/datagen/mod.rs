@@ -2,12 +2,16 @@
 //! from varied openings, every position labelled with the result of good
 //! play from it. The file format is in [`format`](mod@format); the command line in
 //! [`cli`]; the parallel, ordered writer in [`run`]; the output file
-//! (lock, resume, completeness marker) in [`output`].
+//! (lock, resume, completeness marker) in [`output`]; the game corpus
+//! (whole games, a few bytes a position, for committing) in [`corpus`];
+//! the openings no match uses in [`openings`], and the check that a data
+//! set holds no match-opening position in [`disjoint`].
 //!
 //! Game `g` of a run is a pure function of the seed, `g` and the
 //! [`Settings`]: a generator seeded from `(seed, g)` picks the opening (a
 //! line of the openings list, or the start position) and then plays
-//! `random_moves` uniformly random moves; from there a one-thread engine
+//! `random_moves` uniformly random moves (with [`Openings::Random`], a
+//! count drawn from its range); from there a one-thread engine
 //! with a table cleared for the game plays every move at a fixed depth or
 //! node budget, and exactly (an exact solve, the best move played) from
 //! `solve_empties` empties on. The positions from the first engine move on
@@ -24,8 +28,11 @@
 //! discs).
 
 pub mod cli;
+pub mod corpus;
+pub mod disjoint;
 pub mod format;
 pub mod merge;
+pub mod openings;
 pub mod output;
 pub mod run;
 
@@ -55,6 +62,10 @@ pub enum Budget {
 pub enum Openings {
     /// The start position (random moves make the variety).
     Start,
+    /// The start position and then a number of uniformly random moves
+    /// drawn for each game from a range ([`openings`]); the settings'
+    /// `random_moves` is not used. No match opening list is involved.
+    Random(openings::RandomRange),
     /// Lines to draw from (an XOT list, or any openings file): each the
     /// positions of the line, its start first (passes left out).
     List(Vec<Vec<Position>>),
@@ -150,14 +161,19 @@ pub fn start_of_game(
     g: u64,
 ) -> (Vec<Position>, Position) {
     let mut rng = game_rng(settings.seed, g);
+    let mut random_moves = settings.random_moves;
     let mut before = match openings {
         Openings::List(v) if !v.is_empty() => v[rng.index(v.len())].clone(),
+        Openings::Random(range) => {
+            random_moves = range.draw(&mut rng);
+            vec![Position::start(&Default::default())]
+        }
         _ => vec![Position::start(&Default::default())],
     };
     let mut pos = before.pop().expect("a line has a position");
     before.retain(|p| p.board.legal_moves() != 0);
     let mut played = 0;
-    while played < settings.random_moves && !pos.board.is_game_over() {
+    while played < random_moves && !pos.board.is_game_over() {
         let moves = pos.board.legal_moves();
         if moves == 0 {
             pos = advance(pos, None);

@@ -162,6 +162,11 @@ pub fn fingerprint(s: &Settings, openings: &Openings) -> u64 {
     }
     match openings {
         Openings::Start => h = fnv(h, b"start"),
+        Openings::Random(r) => {
+            h = fnv(h, b"random");
+            h = fnv(h, &r.min.to_le_bytes());
+            h = fnv(h, &r.max.to_le_bytes());
+        }
         Openings::List(lines) => {
             for line in lines {
                 for p in line {
