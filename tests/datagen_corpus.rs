@@ -218,3 +218,50 @@ fn datagen_bad_corpora_and_ranges_are_one_error_line() {
         "--random-moves",
     );
 }
+
+/// The committed corpora (`corpus/*.agc`) read back whole (their hashes
+/// and counts check), hold no position of the match openings, and hold
+/// the positions `corpus/README.md` lists for them.
+#[test]
+fn committed_corpora_read_back_and_hold_no_match_opening_position() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("corpus"))
+        .expect("corpus/")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "agc"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no corpus/*.agc");
+    let readme = std::fs::read_to_string(root.join("corpus/README.md")).expect("README");
+    let mut args = vec!["overlap"];
+    args.extend(files.iter().map(|f| f.to_str().unwrap()));
+    let out = ok(&args);
+    for f in &files {
+        let name = f.file_name().unwrap().to_str().unwrap();
+        let line = out
+            .lines()
+            .find(|l| l.contains(name))
+            .unwrap_or_else(|| panic!("{name} not in {out}"));
+        assert!(
+            line.contains("; 0 are positions of the match openings"),
+            "{line}"
+        );
+        let positions = read_file_with(f, false).expect("reads back").len();
+        // The README's row: | `NAME` | games | positions (solved) | …
+        let row = readme
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{name}`")))
+            .unwrap_or_else(|| panic!("corpus/README.md has no row for {name}"));
+        let listed: String = row
+            .split('|')
+            .nth(3)
+            .unwrap()
+            .split('(')
+            .next()
+            .unwrap()
+            .chars()
+            .filter(char::is_ascii_digit)
+            .collect();
+        assert_eq!(listed.parse::<usize>().ok(), Some(positions), "{row}");
+    }
+}
