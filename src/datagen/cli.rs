@@ -108,7 +108,7 @@ pub struct RunArgs {
     #[arg(long, value_parser = args::positive_u64())]
     pub nodes: Option<u64>,
     /// Solve exactly (and play perfectly) from this many empties on (0 = never; 0-60).
-    #[arg(long, default_value_t = 20, value_parser = args::depth_or_off())]
+    #[arg(long, default_value_t = 16, value_parser = args::depth_or_off())]
     pub solve_empties: u32,
     /// Openings: `xot` (the XOT list in the data folder, which the
     /// matches use too), `random` (the start position and a number of
