@@ -130,10 +130,9 @@ impl NBoard {
         while let Some(index) = rest.pop() {
             let pos = self.engine.game().positions()[index];
             if pos.is_game_over(&rules) {
-                let s = pos.final_score_for(rules.scoring, pos.side);
-                // Equal discs that the tie rule decides: who wins them.
-                let tie = pos.winner(&rules).map(|w| w == pos.side);
-                out.line(&format!("analysis {index} {}", Self::eval_text(s, tie)))?;
+                let o = pos.outcome(&rules);
+                let text = Self::eval_text(o.discs, o.tie_won());
+                out.line(&format!("analysis {index} {text}"))?;
                 continue;
             }
             let limits = self.limits(&pos, false);
