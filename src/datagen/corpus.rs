@@ -103,11 +103,7 @@ pub enum CorpusError {
 
 /// FNV-1a of `bytes`.
 fn fnv(bytes: &[u8]) -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    for &b in bytes {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
+    super::output::fnv(super::output::FNV_OFFSET, bytes)
 }
 
 /// The move from `a` to `b` (positions before a move, side to move

@@ -129,8 +129,11 @@ pub struct Output {
     pub complete: bool,
 }
 
+/// The FNV-1a offset basis: the hash of no bytes.
+pub(crate) const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
 /// FNV-1a of `bytes`, continuing from `h`.
-fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
+pub(crate) fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
     for &b in bytes {
         h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
     }
@@ -147,7 +150,7 @@ pub fn fingerprint(s: &Settings, openings: &Openings) -> u64 {
         super::Budget::Depth(d) => (1u64, u64::from(d)),
         super::Budget::Nodes(n) => (2, n),
     };
-    let mut h = 0xcbf2_9ce4_8422_2325;
+    let mut h = FNV_OFFSET;
     for v in [
         u64::from(super::format::VERSION),
         s.seed,
