@@ -7,7 +7,7 @@
 use crate::engine::options::{self, OptionSpec};
 use clap::builder::{RangedU64ValueParser, TypedValueParser, ValueParser};
 
-pub use crate::engine::{MAX_DEPTH, MAX_HASH_MB, MAX_MULTIPV, MAX_THREADS};
+pub use crate::engine::MAX_DEPTH;
 
 /// Deepest `annex perft`: the leaf counts are `u64`. The start position's
 /// count at depth 20 (OEIS A124004) is 3.5e17, fifty times below `u64::MAX`;

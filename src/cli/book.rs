@@ -43,10 +43,6 @@ pub enum BookCliError {
     Transcript(#[from] ParsePositionError),
 }
 
-/// The largest WTHOR file read: 64 MiB (a year of the database is under
-/// 1 MB).
-const MAX_WTHOR_BYTES: u64 = 64 << 20;
-
 /// The largest book file `book show --file` reads: 256 MiB (the shipped
 /// book is 1.3 MB).
 pub const MAX_BOOK_BYTES: u64 = 256 << 20;
@@ -64,12 +60,11 @@ pub const SHOW_HEADER: &str = "move score games";
 pub fn build(files: &[PathBuf], opt: BuildOptions, out: &Path) -> Result<String, BookCliError> {
     let mut b = Builder::new(opt);
     for f in files {
-        let bytes = crate::fileio::read_bounded(f, MAX_WTHOR_BYTES).map_err(|source| {
-            BookCliError::Read {
+        let bytes = crate::fileio::read_bounded(f, crate::record::gamedb::MAX_WTHOR_BYTES)
+            .map_err(|source| BookCliError::Read {
                 path: f.clone(),
                 source,
-            }
-        })?;
+            })?;
         let w = parse_wthor(&bytes).map_err(|source| BookCliError::Wthor {
             path: f.clone(),
             source,

@@ -45,7 +45,7 @@ use crate::record::game::Game;
 use crate::rng::{self, Rng};
 use crate::rules::RuleSet;
 use crate::search::DISC;
-use crate::search::{Limits, SolveMode};
+use crate::search::Limits;
 use format::{FLAG_SOLVED, NO_SCORE, Record};
 
 /// How hard the engine thinks on a move before the solve.
@@ -200,16 +200,10 @@ struct Ply {
 /// empties on, else the budget.
 fn limits_for(pos: &Position, solve_empties: u32, budget: Budget) -> Limits {
     if pos.board.empties() <= solve_empties {
-        return Limits {
-            solve: Some(SolveMode::Exact),
-            ..Limits::default()
-        };
+        return Limits::exact();
     }
     match budget {
-        Budget::Depth(d) => Limits {
-            depth: Some(d),
-            ..Limits::default()
-        },
+        Budget::Depth(d) => Limits::to_depth(d),
         Budget::Nodes(n) => Limits {
             nodes: Some(n),
             ..Limits::default()

@@ -19,7 +19,7 @@ use crate::play::{EnginePlayer, Player, Stop, play_out};
 use crate::position::{ObfLine, Position};
 use crate::record::game::Game;
 use crate::rules::RuleSet;
-use crate::search::{Limits, SolveMode};
+use crate::search::Limits;
 use crate::train::TrainError;
 use rayon::prelude::*;
 use std::path::Path;
@@ -243,11 +243,7 @@ pub fn solve_exact(boards: &[Board]) -> Vec<Exact> {
             || engine_with(&Evaluator::default()),
             |eng, b| {
                 eng.new_game();
-                let limits = Limits {
-                    solve: Some(SolveMode::Exact),
-                    ..Limits::default()
-                };
-                let score = engine_search(eng, &position(*b), limits).0;
+                let score = engine_search(eng, &position(*b), Limits::exact()).0;
                 Exact { board: *b, score }
             },
         )
@@ -255,7 +251,7 @@ pub fn solve_exact(boards: &[Board]) -> Vec<Exact> {
 }
 
 /// `board` as a position with Black to move (the rules are symmetric).
-fn position(board: Board) -> Position {
+pub(crate) fn position(board: Board) -> Position {
     Position {
         board,
         side: Color::Black,
@@ -267,15 +263,9 @@ fn position(board: Board) -> Position {
 pub fn depth_limits(depth: u32, solve_empties: u32) -> impl Fn(&Position) -> Limits + Copy {
     move |p: &Position| {
         if p.board.empties() <= solve_empties {
-            Limits {
-                solve: Some(SolveMode::Exact),
-                ..Limits::default()
-            }
+            Limits::exact()
         } else {
-            Limits {
-                depth: Some(depth),
-                ..Limits::default()
-            }
+            Limits::to_depth(depth)
         }
     }
 }

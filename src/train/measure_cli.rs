@@ -224,12 +224,10 @@ fn exact_sets(a: &MeasureArgs) -> ToolResult<(Sets, Vec<Game>)> {
         let (eo, bad) =
             testsets::read_eothello(&a.data.join("online_games/eothello/othello_dataset.csv"))?;
         let p = a.data.join("online_games/playok/PLAYOK_2023.wtb");
-        let bytes =
-            crate::fileio::read_bounded(&p, crate::train::MAX_WTHOR_BYTES).map_err(|source| {
-                TrainError::Read {
-                    path: p.clone(),
-                    source,
-                }
+        let bytes = crate::fileio::read_bounded(&p, crate::record::gamedb::MAX_WTHOR_BYTES)
+            .map_err(|source| TrainError::Read {
+                path: p.clone(),
+                source,
             })?;
         let po = read_wthor(&bytes).map_err(|source| TrainError::Wthor {
             path: p.clone(),

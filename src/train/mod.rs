@@ -33,7 +33,7 @@ use crate::matchplay::process::Failure;
 use crate::position::{ParsePositionError, Position};
 use crate::record::gamedb::GameDbError;
 use crate::rng;
-use crate::search::{Limits, SolveMode};
+use crate::search::Limits;
 use data::{Game, read_logbook, read_wthor, replay};
 use fit::{FitConfig, Sample, StageFit};
 use rayon::prelude::*;
@@ -108,11 +108,7 @@ impl Solver {
             board: *b,
             side: crate::board::Color::Black,
         };
-        let limits = Limits {
-            solve: Some(SolveMode::Exact),
-            ..Limits::default()
-        };
-        let bm = self.engine.search_sync(pos, limits);
+        let bm = self.engine.search_sync(pos, Limits::exact());
         if bm.best.is_pass() && b.legal_moves() == 0 {
             let pass = b.pass();
             if pass.legal_moves() == 0 {
@@ -292,12 +288,11 @@ pub fn load_games(cfg: &TrainConfig) -> Result<Vec<Game>, TrainError> {
         files.sort();
         let mut w = Vec::new();
         for f in &files {
-            let b = crate::fileio::read_bounded(f, MAX_WTHOR_BYTES).map_err(|source| {
-                TrainError::Read {
+            let b = crate::fileio::read_bounded(f, crate::record::gamedb::MAX_WTHOR_BYTES)
+                .map_err(|source| TrainError::Read {
                     path: f.clone(),
                     source,
-                }
-            })?;
+                })?;
             w.extend(read_wthor(&b).map_err(|source| TrainError::Wthor {
                 path: f.clone(),
                 source,
@@ -321,10 +316,6 @@ pub fn load_games(cfg: &TrainConfig) -> Result<Vec<Game>, TrainError> {
     }
     Ok(games)
 }
-
-/// The largest WTHOR file read: 64 MiB (a year of the database is under
-/// 1 MB).
-pub const MAX_WTHOR_BYTES: u64 = 64 << 20;
 
 /// Reads a gzip-compressed text file of at most
 /// [`crate::fileio::MAX_TEXT_BYTES`], compressed and decompressed.

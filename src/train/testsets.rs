@@ -10,8 +10,6 @@
 use crate::board::Board;
 use crate::engine::Engine;
 use crate::eval::Evaluator;
-use crate::position::Position;
-use crate::search::{Limits, SolveMode};
 use crate::square::Square;
 use crate::train::TrainError;
 use crate::train::data::{Game, replay};
@@ -105,21 +103,8 @@ pub fn label_boards(
             |eng, b| {
                 eng.new_game();
                 let exact = b.empties() <= exact_max;
-                let limits = if exact {
-                    Limits {
-                        solve: Some(SolveMode::Exact),
-                        ..Limits::default()
-                    }
-                } else {
-                    Limits {
-                        depth: Some(depth),
-                        ..Limits::default()
-                    }
-                };
-                let pos = Position {
-                    board: *b,
-                    side: crate::board::Color::Black,
-                };
+                let pos = super::measure::position(*b);
+                let limits = super::measure::depth_limits(depth, exact_max)(&pos);
                 let score = eng.search_sync(pos, limits).score;
                 (exact, Exact { board: *b, score })
             },

@@ -70,6 +70,10 @@ pub struct Wthor {
     pub games: Vec<DbGame>,
 }
 
+/// The largest WTHOR file the tools read (64 MiB: a year of the
+/// database is under 1 MiB).
+pub const MAX_WTHOR_BYTES: u64 = 64 << 20;
+
 /// Decodes a WTHOR `.wtb` file.
 ///
 /// # Errors

@@ -95,6 +95,24 @@ pub struct Limits {
     pub searchmoves: Vec<Move>,
 }
 
+impl Limits {
+    /// An exact solve, nothing else limited.
+    pub fn exact() -> Limits {
+        Limits {
+            solve: Some(SolveMode::Exact),
+            ..Limits::default()
+        }
+    }
+
+    /// A search of `depth` plies, nothing else limited.
+    pub fn to_depth(depth: u32) -> Limits {
+        Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        }
+    }
+}
+
 /// How a reported score bounds the value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bound {
