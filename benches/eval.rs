@@ -79,7 +79,6 @@ fn main() {
         FeatureSet::Patterns,
         FeatureSet::PatternsMobility,
         FeatureSet::Extended,
-        FeatureSet::Triangle,
     ] {
         let p = PatternEval::new(&Weights::zeros(set));
         versus_scalar(&format!("pattern {set:?} (zero weights)"), &p, &pos);

@@ -88,63 +88,6 @@ fn fast_features_match_slow_reference() {
     }
 }
 
-/// The triangle set reads the base patterns but the 4-square diagonals,
-/// the scalar groups, then the corner triangle, each as the slow reference.
-#[test]
-fn triangle_set_reads_the_triangle_for_the_short_diagonals() {
-    let set = FeatureSet::Triangle;
-    let mut out = [0u32; MAX_FEATURES];
-    for b in random_positions(2000, 13) {
-        raw_features(b.player, b.opponent, set, &mut out);
-        let mut want = slow_instances(&b, 0..N_BASE_PATTERNS - 1);
-        let n = want.len();
-        assert_eq!(n, N_PATTERN_FEATURES - 4);
-        let mob = |p, o| (legal_moves(p, o).count_ones()).min(35);
-        want.push((EMPTIES_OFFSET + b.empties().min(60), "empties".into()));
-        want.push((
-            MOBILITY_OFFSET + mob(b.player, b.opponent),
-            "mobility".into(),
-        ));
-        want.push((
-            MOBILITY_OFFSET + 36 + mob(b.opponent, b.player),
-            "mobility".into(),
-        ));
-        want.extend(slow_instances(&b, N_BASE_PATTERNS..N_BASE_PATTERNS + 1));
-        assert_eq!(want.len(), set.n_features());
-        for (k, (w, what)) in want.iter().enumerate() {
-            assert_eq!(out[k], *w, "{what}");
-        }
-    }
-}
-
-/// Triangle weights made from mobility weights evaluate every position as
-/// they do: each diagonal's weight moves into the triangle that holds it.
-#[test]
-fn triangle_prior_evaluates_as_its_mobility_weights() {
-    for stages in [16, 64] {
-        let mut w = random_weights(FeatureSet::PatternsMobility, 14);
-        w.stages = stages;
-        w.data = w
-            .data
-            .iter()
-            .cycle()
-            .take(stages * w.stride())
-            .copied()
-            .collect();
-        let t = w.triangle_from_diagonals().expect("mobility weights");
-        assert_eq!((t.set, t.stages), (FeatureSet::Triangle, stages));
-        let (a, b) = (PatternEval::new(&w), PatternEval::new(&t));
-        for p in random_positions(3000, 15) {
-            assert_eq!(a.evaluate(&p), b.evaluate(&p), "{p:?}");
-        }
-    }
-    assert!(
-        random_weights(FeatureSet::Extended, 1)
-            .triangle_from_diagonals()
-            .is_none()
-    );
-}
-
 #[test]
 fn evaluation_is_symmetric() {
     let mut evals: Vec<PatternEval> = [
@@ -152,7 +95,6 @@ fn evaluation_is_symmetric() {
         FeatureSet::PatternsMobility,
         FeatureSet::Extended,
         FeatureSet::PatternsPotential,
-        FeatureSet::Triangle,
     ]
     .iter()
     .map(|&s| PatternEval::new(&random_weights(s, 99)))
@@ -455,7 +397,6 @@ fn evaluation_sums_the_weights_of_its_features() {
         FeatureSet::PatternsMobility,
         FeatureSet::Extended,
         FeatureSet::PatternsPotential,
-        FeatureSet::Triangle,
     ] {
         let w = random_weights(set, 8);
         let e = PatternEval::new(&w);
@@ -483,7 +424,6 @@ fn coefficient_path_matches_the_scalar_path() {
         random_weights(FeatureSet::Patterns, 7),
         random_weights(FeatureSet::PatternsMobility, 8),
         random_weights(FeatureSet::PatternsPotential, 10),
-        random_weights(FeatureSet::Triangle, 12),
         x32,
     ] {
         let (e, set) = (PatternEval::new(&w), w.set);

@@ -32,9 +32,8 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Features: patterns, mobility (patterns + mobility), extended
-    /// (mobility + three more corner patterns), potential (mobility +
-    /// potential mobility) or triangle (mobility with the corner triangle in
-    /// place of the 4-square diagonals); see docs/evaluation.md.
+    /// (mobility + three more corner patterns) or potential (mobility +
+    /// potential mobility); see docs/evaluation.md.
     #[arg(long, default_value = "mobility")]
     features: String,
     /// Gradient-descent epochs per stage (at least 1).
@@ -88,9 +87,7 @@ pub struct TrainArgs {
     /// Start from these weights (the same features and stages) and
     /// regularise towards them instead of towards zero: a fine-tune that
     /// keeps what their own training data taught where the new data is thin.
-    /// With `--features triangle`, mobility-set weights are taken too: each
-    /// triangle configuration starts from (and is pulled towards) the weight
-    /// of the 4-square diagonal it holds. A regular file of at most 256 MiB.
+    /// A regular file of at most 256 MiB.
     #[arg(long, value_name = "FILE")]
     init: Option<PathBuf>,
     /// Worker threads, 1-256 (stages are fitted in parallel).
@@ -218,12 +215,6 @@ fn init_weights(path: &Path, set: FeatureSet, stages: usize) -> Result<Weights, 
         path: path_buf(),
         source,
     })?;
-    // Mobility-set weights are the prior of a triangle fit: each triangle
-    // configuration starts from the diagonal it holds.
-    let w = match w.triangle_from_diagonals() {
-        Some(t) if set == FeatureSet::Triangle && w.stages == stages => t,
-        _ => w,
-    };
     if w.set != set || w.stages != stages {
         return Err(TrainArgsError::InitShape {
             path: path_buf(),
@@ -247,7 +238,6 @@ pub fn run(a: &TrainArgs) -> ToolResult {
         "mobility" => FeatureSet::PatternsMobility,
         "extended" => FeatureSet::Extended,
         "potential" => FeatureSet::PatternsPotential,
-        "triangle" => FeatureSet::Triangle,
         f => return Err(TrainArgsError::FeatureSet(f.to_string()).into()),
     };
     if a.same_parity && a.stages != 64 {

@@ -23,8 +23,8 @@
 //! positions.
 
 use super::pattern::{
-    DIAG4, FeatureSet, MAX_FEATURES, N_BASE_PATTERNS, N_EXTRA_FEATURES, N_PATTERN_FEATURES,
-    OFFSETS, PATTERNS, TRIANGLE, raw_features,
+    FeatureSet, MAX_FEATURES, N_BASE_PATTERNS, N_EXTRA_FEATURES, N_PATTERN_FEATURES, OFFSETS,
+    PATTERNS, raw_features,
 };
 
 /// Lanes of a coefficient vector: the base instances, then the extra ones.
@@ -54,29 +54,8 @@ pub const LANE_OFFSETS: [u32; LANES] = {
     o
 };
 
-/// The lane offsets of [`FeatureSet::Triangle`]: the base patterns'
-/// lanes without the 4-square diagonals, then the triangle's 4 lanes.
-pub const LANE_OFFSETS_TRIANGLE: [u32; LANES] = {
-    let mut o = [0u32; LANES];
-    let mut l = 0;
-    while l < TRIANGLE_LANES {
-        o[l] = if l < DIAG4_LANE {
-            LANE_OFFSETS[l]
-        } else {
-            OFFSETS[TRIANGLE]
-        };
-        l += 1;
-    }
-    o
-};
-
-/// The first lane of the 4-square diagonals (the last base pattern).
-const DIAG4_LANE: usize = N_PATTERN_FEATURES - PATTERNS[DIAG4].instances.len();
-
 /// Lanes of the base patterns.
 pub const BASE_LANES: usize = N_PATTERN_FEATURES;
-/// Lanes of the triangle set (as many as the base patterns').
-pub const TRIANGLE_LANES: usize = DIAG4_LANE + PATTERNS[TRIANGLE].instances.len();
 /// Lanes of all patterns (the extended set).
 pub const ALL_LANES: usize = N_PATTERN_FEATURES + N_EXTRA_FEATURES;
 
@@ -87,17 +66,6 @@ pub const ALL_LANES: usize = N_PATTERN_FEATURES + N_EXTRA_FEATURES;
 pub const SPAN_BASE: usize = OFFSETS[N_BASE_PATTERNS - 1] as usize + 1 + u16::MAX as usize;
 /// As [`SPAN_BASE`], for the extended set.
 pub const SPAN_ALL: usize = OFFSETS[PATTERNS.len() - 1] as usize + 1 + u16::MAX as usize;
-/// As [`SPAN_BASE`], for the triangle set.
-pub const SPAN_TRIANGLE: usize = OFFSETS[TRIANGLE] as usize + 1 + u16::MAX as usize;
-
-/// The lane offsets of a feature set's look-ups.
-pub const fn lane_offsets(set: FeatureSet) -> &'static [u32; LANES] {
-    if set.triangle() {
-        &LANE_OFFSETS_TRIANGLE
-    } else {
-        &LANE_OFFSETS
-    }
-}
 
 /// Per-square coefficient vectors.
 #[derive(Clone)]
@@ -108,18 +76,12 @@ pub struct Coefs {
     by_row: Box<[[[u16; LANES]; 256]; 8]>,
 }
 
-/// The lane of raw feature `f` of a set, if it is a pattern instance: the
-/// base instances come first, the scalar groups after them, then the extra
-/// (or the triangle's) instances.
+/// The lane of raw feature `f` of a set with the extra patterns, if it is
+/// a pattern instance.
 fn lane_of(f: usize, set: FeatureSet) -> Option<usize> {
-    let base = if set.triangle() {
-        DIAG4_LANE
-    } else {
-        N_PATTERN_FEATURES
-    };
     match f {
-        f if f < base => Some(f),
-        f if f < base + N_SCALAR || !(set.extra() || set.triangle()) => None,
+        f if f < N_PATTERN_FEATURES => Some(f),
+        f if f < N_PATTERN_FEATURES + N_SCALAR || !set.extra() => None,
         f => Some(f - N_SCALAR),
     }
 }
@@ -132,7 +94,7 @@ impl Coefs {
         raw_features(0, 0, set, &mut empty);
         for (f, &e) in empty.iter().enumerate().take(n) {
             if let Some(l) = lane_of(f, set) {
-                assert_eq!(lane_offsets(set)[l], e, "lane {l}");
+                assert_eq!(LANE_OFFSETS[l], e, "lane {l}");
             }
         }
         let mut by_square = Box::new([[0u16; LANES]; 64]);

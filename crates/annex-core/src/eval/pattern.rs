@@ -115,11 +115,6 @@ pub const PATTERNS: [PatternDef; 14] = [
 /// Number of base patterns (used by every feature set).
 pub const N_BASE_PATTERNS: usize = 11;
 
-/// The 4-square diagonals, the last base pattern.
-pub const DIAG4: usize = 10;
-/// The corner triangle, the first extra pattern.
-pub const TRIANGLE: usize = 11;
-
 /// Number of base pattern features (instances of the base patterns).
 pub const N_PATTERN_FEATURES: usize = 46;
 
@@ -169,11 +164,6 @@ pub enum FeatureSet {
     /// As `PatternsMobility`, plus the potential mobility of each side
     /// (the empty squares next to an opponent's disc).
     PatternsPotential = 4,
-    /// As `PatternsMobility` with the 4-square diagonals replaced by the
-    /// corner triangle that holds each of them: as many instances, one
-    /// richer shape. The diagonals' group stays in the raw layout (every
-    /// set shares one), unread: its weights are zero.
-    Triangle = 5,
 }
 
 /// A feature group: a weight table shared by some features.
@@ -197,7 +187,6 @@ impl FeatureSet {
             2 => Some(FeatureSet::PatternsMobility),
             3 => Some(FeatureSet::Extended),
             4 => Some(FeatureSet::PatternsPotential),
-            5 => Some(FeatureSet::Triangle),
             _ => None,
         }
     }
@@ -225,13 +214,6 @@ impl FeatureSet {
         matches!(self, FeatureSet::PatternsPotential)
     }
 
-    /// Whether the corner triangle is read in place of the 4-square
-    /// diagonals (the diagonals' instances are not read).
-    #[inline(always)]
-    pub const fn triangle(self) -> bool {
-        matches!(self, FeatureSet::Triangle)
-    }
-
     /// Features per position (pattern instances + scalar groups).
     pub fn n_features(self) -> usize {
         N_PATTERN_FEATURES
@@ -241,8 +223,8 @@ impl FeatureSet {
     }
 
     /// The groups, in raw (and canonical) order: the base patterns, the
-    /// empties, the two mobility groups, the two potential-mobility groups,
-    /// the extra patterns or the triangle alone.
+    /// empties, the two mobility groups, the two potential-mobility groups
+    /// or the extra patterns.
     pub fn groups(self) -> Vec<Group> {
         let mut v: Vec<Group> = (0..N_BASE_PATTERNS).map(Group::Pattern).collect();
         v.push(Group::Empties);
@@ -256,9 +238,6 @@ impl FeatureSet {
         }
         if self.extra() {
             v.extend((N_BASE_PATTERNS..PATTERNS.len()).map(Group::Pattern));
-        }
-        if self.triangle() {
-            v.push(Group::Pattern(TRIANGLE));
         }
         v
     }
@@ -419,11 +398,10 @@ fn images(b: u64) -> [u64; 8] {
 }
 
 /// Calls `f` with every raw feature index of a position (`p` = side to
-/// move) under feature set `set`: the 46 base pattern instances (42
-/// without the 4-square diagonals in the triangle set), the empties group,
-/// the two mobility groups (if the set has them), the two
-/// potential-mobility groups, the 12 extra pattern instances or the
-/// triangle's 4 (if it has them). Each index is already offset
+/// move) under feature set `set`: the 46 base pattern instances, the
+/// empties group, the two mobility groups (if the set has them), the two
+/// potential-mobility groups or the 12 extra pattern instances (if it has
+/// them). Each index is already offset
 /// into the flat raw space. Inlined into its callers, so the evaluation
 /// sums weights as the indices are made; call it with a constant `set`.
 #[inline(always)]
@@ -445,9 +423,7 @@ pub fn for_each_feature<F: FnMut(u32)>(p: u64, o: u64, set: FeatureSet, mut f: F
     put!(7, |b: u64| diag(b, D7, 7), 0, 1, 2, 3);
     put!(8, |b: u64| diag(b, D6, 6), 0, 1, 2, 3);
     put!(9, |b: u64| diag(b, D5, 5), 0, 1, 2, 3);
-    if !set.triangle() {
-        put!(DIAG4, |b: u64| diag(b, D4, 4), 0, 1, 2, 3);
-    }
+    put!(10, |b: u64| diag(b, D4, 4), 0, 1, 2, 3);
     let empties = (!(p | o)).count_ones().min(EMPTIES_SIZE as u32 - 1);
     f(EMPTIES_OFFSET + empties);
     if set.mobility() {
@@ -459,10 +435,8 @@ pub fn for_each_feature<F: FnMut(u32)>(p: u64, o: u64, set: FeatureSet, mut f: F
         f(POTENTIAL_OFFSET + potential_mobility(p, o));
         f(POTENTIAL_OFFSET + POTENTIAL_SIZE as u32 + potential_mobility(o, p));
     }
-    if set.extra() || set.triangle() {
-        put!(TRIANGLE, triangle, 0, 1, 2, 3);
-    }
     if set.extra() {
+        put!(11, triangle, 0, 1, 2, 3);
         put!(12, corner_block, 0, 1, 4, 6);
         put!(13, cross, 0, 1, 2, 3);
     }
@@ -590,13 +564,11 @@ pub fn canon(set: FeatureSet) -> &'static Canon {
     static C2: OnceLock<Canon> = OnceLock::new();
     static C3: OnceLock<Canon> = OnceLock::new();
     static C4: OnceLock<Canon> = OnceLock::new();
-    static C5: OnceLock<Canon> = OnceLock::new();
     match set {
         FeatureSet::Patterns => C1.get_or_init(|| build_canon(set)),
         FeatureSet::PatternsMobility => C2.get_or_init(|| build_canon(set)),
         FeatureSet::Extended => C3.get_or_init(|| build_canon(set)),
         FeatureSet::PatternsPotential => C4.get_or_init(|| build_canon(set)),
-        FeatureSet::Triangle => C5.get_or_init(|| build_canon(set)),
     }
 }
 

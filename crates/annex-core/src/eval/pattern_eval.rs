@@ -3,10 +3,7 @@
 
 use super::EvalError;
 use super::MAX_EVAL;
-use super::coefs::{
-    ALL_LANES, BASE_LANES, Coefs, LANE_OFFSETS, LANE_OFFSETS_TRIANGLE, LANES, SPAN_ALL, SPAN_BASE,
-    SPAN_TRIANGLE, TRIANGLE_LANES,
-};
+use super::coefs::{ALL_LANES, BASE_LANES, Coefs, LANE_OFFSETS, SPAN_ALL, SPAN_BASE};
 use super::pattern::{
     EMPTIES_OFFSET, EMPTIES_SIZE, FeatureSet, MOBILITY_OFFSET, MOBILITY_SIZE, POTENTIAL_OFFSET,
     POTENTIAL_SIZE, canon, for_each_feature, potential_mobility, stage_of_n,
@@ -57,13 +54,7 @@ impl PatternEval {
         // The look-ups read a stage through a window of `span` weights (see
         // `SPAN_BASE`); the last stage's ends in this padding.
         // One more weight: the gathers of `gather_sum` read two at a time.
-        let span = if w.set.extra() {
-            SPAN_ALL
-        } else if w.set.triangle() {
-            SPAN_TRIANGLE
-        } else {
-            SPAN_BASE
-        };
+        let span = if w.set.extra() { SPAN_ALL } else { SPAN_BASE };
         table.resize(table.len() + span.saturating_sub(raw_size) + 1, 0);
         let stage_base =
             std::array::from_fn(|e| (stage_of_n(e as u32, w.stages) * raw_size) as u32);
@@ -118,11 +109,9 @@ impl PatternEval {
         let w = &self.table[base..base + self.raw_size];
         let (p, o) = (board.player, board.opponent);
         let mut s = if self.set.extra() {
-            self.pattern_sum::<4, ALL_LANES, SPAN_ALL, false>(base, p, o)
-        } else if self.set.triangle() {
-            self.pattern_sum::<3, TRIANGLE_LANES, SPAN_TRIANGLE, true>(base, p, o)
+            self.pattern_sum::<4, ALL_LANES, SPAN_ALL>(base, p, o)
         } else {
-            self.pattern_sum::<3, BASE_LANES, SPAN_BASE, false>(base, p, o)
+            self.pattern_sum::<3, BASE_LANES, SPAN_BASE>(base, p, o)
         };
         // The scalar groups as in `for_each_feature` (sharing that code
         // through a closure measured 2-3% slower searches).
@@ -144,37 +133,29 @@ impl PatternEval {
     }
 
     /// The weights of the `L` pattern instances (`V` coefficient vectors)
-    /// of the stage at `base`, read through a window of `N` weights; `T`:
-    /// the lanes of the triangle set ([`LANE_OFFSETS_TRIANGLE`]).
+    /// of the stage at `base`, read through a window of `N` weights.
     #[inline(always)]
-    fn pattern_sum<const V: usize, const L: usize, const N: usize, const T: bool>(
+    fn pattern_sum<const V: usize, const L: usize, const N: usize>(
         &self,
         base: usize,
         p: u64,
         o: u64,
     ) -> i32 {
         let idx = self.coefs.indices::<V>(p, o);
-        const { assert!(window_holds_every_index(offsets::<T>(), L, N)) };
+        const { assert!(window_holds_every_index(L, N)) };
         #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
         {
-            let offs = if T {
-                &LANE_OFFSETS_TRIANGLE_I32
-            } else {
-                &LANE_OFFSETS_I32
-            };
-            // Safety: AVX2 is enabled at compile time (the cfg), the table
-            // holds a weight past the window (the padding of `new`), and
-            // the window holds every index of the lanes (the assertion).
-            unsafe { gather_sum::<V, L>(self.table[base..base + N + 1].as_ptr(), &idx, offs) }
+            // Safety: AVX2 is enabled at compile time (the cfg), and the
+            // table holds a weight past the window (the padding of `new`).
+            unsafe { gather_sum::<V, L>(self.table[base..base + N + 1].as_ptr(), &idx) }
         }
         #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
         {
             let w: &[i16; N] = self.table[base..base + N].try_into().expect("padded table");
             let mut s = 0i32;
-            let offs = offsets::<T>();
             for l in 0..L {
-                let i = offs[l] as usize + idx[l / 16][l % 16] as usize;
-                // Safety: `i` is at most `offs[l] + u16::MAX`, which
+                let i = LANE_OFFSETS[l] as usize + idx[l / 16][l % 16] as usize;
+                // Safety: `i` is at most `LANE_OFFSETS[l] + u16::MAX`, which
                 // is below `N` for every lane below `L` (the assertion
                 // above, at compile time), and `w` has `N` weights. The
                 // bounds checks cost 10% of an evaluation (`cargo bench
@@ -199,33 +180,19 @@ impl PatternEval {
     }
 }
 
-/// The lane offsets of the look-ups: the triangle set's (`T`) or the others'.
-const fn offsets<const T: bool>() -> &'static [u32; LANES] {
-    if T {
-        &LANE_OFFSETS_TRIANGLE
-    } else {
-        &LANE_OFFSETS
-    }
-}
-
-/// Lane offsets as `i32`, for the vector loads of [`gather_sum`].
+/// The lane offsets as `i32`, for the vector loads of [`gather_sum`].
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-const fn offsets_i32(offs: &[u32; LANES]) -> [i32; LANES] {
-    let mut o = [0i32; LANES];
+static LANE_OFFSETS_I32: [i32; 64] = {
+    let mut o = [0i32; 64];
     let mut l = 0;
-    while l < LANES {
-        o[l] = offs[l] as i32;
+    while l < 64 {
+        o[l] = LANE_OFFSETS[l] as i32;
         l += 1;
     }
     o
-}
+};
 
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-static LANE_OFFSETS_I32: [i32; LANES] = offsets_i32(&LANE_OFFSETS);
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-static LANE_OFFSETS_TRIANGLE_I32: [i32; LANES] = offsets_i32(&LANE_OFFSETS_TRIANGLE);
-
-/// The sum of the weights `w[offs[l] + idx[l]]` over the lanes `l`
+/// The sum of the weights `w[LANE_OFFSETS[l] + idx[l]]` over the lanes `l`
 /// below `L`, eight lanes to an AVX2 gather: each reads the 32 bits at the
 /// weight (it and the next weight) and keeps the low half, sign-extended.
 /// Against one load and one insert per lane, the evaluation is 1.06x as
@@ -234,17 +201,13 @@ static LANE_OFFSETS_TRIANGLE_I32: [i32; LANES] = offsets_i32(&LANE_OFFSETS_TRIAN
 ///
 /// # Safety
 /// AVX2 must be available, and `w` must point at `N + 1` readable weights
-/// where every `offs[l] + u16::MAX` (`l < L`) is below `N`.
+/// where every `LANE_OFFSETS[l] + u16::MAX` (`l < L`) is below `N`.
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
 #[inline(always)]
-unsafe fn gather_sum<const V: usize, const L: usize>(
-    w: *const i16,
-    idx: &[[u16; 16]; V],
-    offs: &[i32; LANES],
-) -> i32 {
+unsafe fn gather_sum<const V: usize, const L: usize>(w: *const i16, idx: &[[u16; 16]; V]) -> i32 {
     use std::arch::x86_64::*;
     // Safety (all the intrinsics): AVX2, as the caller guarantees; the
-    // loads read `idx` and `offs` within their bounds (`V` is
+    // loads read `idx` and `LANE_OFFSETS_I32` within their bounds (`V` is
     // at most 4, 64 lanes); the gathers read 4 bytes at `w + 2 i` for the
     // lanes' `i`, at most `N - 1`, so within the `N + 1` weights.
     unsafe {
@@ -261,7 +224,7 @@ unsafe fn gather_sum<const V: usize, const L: usize>(
                 } else {
                     _mm256_extracti128_si256::<1>(x)
                 };
-                let off = _mm256_loadu_si256(offs[lane..].as_ptr().cast());
+                let off = _mm256_loadu_si256(LANE_OFFSETS_I32[lane..].as_ptr().cast());
                 let i = _mm256_add_epi32(_mm256_cvtepu16_epi32(part), off);
                 let g = _mm256_i32gather_epi32::<2>(w.cast(), i);
                 let mut vals = _mm256_srai_epi32::<16>(_mm256_slli_epi32::<16>(g));
@@ -286,12 +249,12 @@ unsafe fn gather_sum<const V: usize, const L: usize>(
     }
 }
 
-/// Whether a window of `n` weights holds `offs[l] + u16::MAX` for every
-/// lane `l` below `lanes`.
-const fn window_holds_every_index(offs: &[u32; LANES], lanes: usize, n: usize) -> bool {
+/// Whether a window of `n` weights holds `LANE_OFFSETS[l] + u16::MAX` for
+/// every lane `l` below `lanes`.
+const fn window_holds_every_index(lanes: usize, n: usize) -> bool {
     let mut l = 0;
     while l < lanes {
-        if offs[l] as usize + u16::MAX as usize >= n {
+        if LANE_OFFSETS[l] as usize + u16::MAX as usize >= n {
             return false;
         }
         l += 1;

@@ -14,7 +14,7 @@
 //! | 2·N | weights, `i16` in 1/[`SCALE`](super::SCALE) disc, stage by stage, group by group |
 //! | 4 | FNV-1a 32-bit checksum of everything before it |
 
-use super::pattern::{DIAG4, FeatureSet, N_STAGES, OFFSETS, STAGE_COUNTS, TRIANGLE, canon};
+use super::pattern::{FeatureSet, N_STAGES, STAGE_COUNTS, canon};
 use std::path::{Path, PathBuf};
 
 /// File magic.
@@ -275,51 +275,6 @@ impl Weights {
         Weights::from_bytes(&b).map_err(|e| WeightsError::Invalid {
             path: path.to_path_buf(),
             source: Box::new(e),
-        })
-    }
-
-    /// Triangle-set weights ([`FeatureSet::Triangle`]) that evaluate every
-    /// position exactly as these mobility-set weights do: each configuration
-    /// of the corner triangle takes the weight of the 4-square diagonal it
-    /// holds (each diagonal instance lies in one triangle instance), and the
-    /// diagonals' own, unread group is zero. As the prior of a triangle fit
-    /// (`annex train --features triangle --init`), a configuration that the
-    /// data seldom shows stays near its sub-pattern's value instead of
-    /// being pulled to zero (Buro's remedy for rare configurations).
-    /// `None` unless these are mobility-set weights.
-    pub fn triangle_from_diagonals(&self) -> Option<Weights> {
-        if self.set != FeatureSet::PatternsMobility {
-            return None;
-        }
-        let (from, to) = (canon(self.set), canon(FeatureSet::Triangle));
-        let diag_start: usize = from.group_sizes[..DIAG4].iter().sum();
-        let diag_len = from.group_sizes[DIAG4];
-        // The triangle's digits 3, 6, 8 and 9 are its squares D1, C2, B3
-        // and A4: the corner's 4-square diagonal (read in either order: the
-        // diagonal's mirror maps it onto itself, one canonical weight).
-        let sub: Vec<(usize, usize)> = (0..3usize.pow(10))
-            .map(|i| {
-                let d = |k: u32| i / 3usize.pow(k) % 3;
-                let diag = d(3) + 3 * d(6) + 9 * d(8) + 27 * d(9);
-                let t = to.map[OFFSETS[TRIANGLE] as usize + i] as usize;
-                let w = from.map[OFFSETS[DIAG4] as usize + diag] as usize;
-                (t, w)
-            })
-            .collect();
-        let mut data = Vec::with_capacity(self.stages * to.size);
-        for stage in self.data.chunks_exact(from.size) {
-            let start = data.len();
-            data.extend_from_slice(stage);
-            data[start + diag_start..start + diag_start + diag_len].fill(0);
-            data.resize(start + to.size, 0);
-            for &(t, w) in &sub {
-                data[start + t] = stage[w];
-            }
-        }
-        Some(Weights {
-            set: FeatureSet::Triangle,
-            stages: self.stages,
-            data,
         })
     }
 
