@@ -30,7 +30,7 @@ use crate::engine::Engine;
 use crate::eval::pattern::{N_STAGES, stage_of};
 use crate::eval::{PatternEval, SCALE};
 use crate::matchplay::process::Failure;
-use crate::position::{ParsePositionError, Position};
+use crate::position::ParsePositionError;
 use crate::record::gamedb::GameDbError;
 use crate::rng;
 use crate::search::Limits;
@@ -104,10 +104,7 @@ impl Solver {
     /// Exact final disc difference for the side to move (winner gets the
     /// empties).
     pub fn solve(&mut self, b: &Board) -> i32 {
-        let pos = Position {
-            board: *b,
-            side: crate::board::Color::Black,
-        };
+        let pos = measure::position(*b);
         let bm = self.engine.search_sync(pos, Limits::exact());
         if bm.best.is_pass() && b.legal_moves() == 0 {
             let pass = b.pass();
